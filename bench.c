@@ -110,6 +110,84 @@
 #define BENCH_CORRUPT_TEST 0
 #endif
 
+/* Latency sweep defaults (--min, --max, --steps-per-octave).  Eight
+ * steps per octave is about lat_mem_rd's density above 32 KiB. */
+#ifndef LAT_MIN_BYTES
+#define LAT_MIN_BYTES 4096
+#endif
+#ifndef LAT_MAX_BYTES
+#define LAT_MAX_BYTES (256ULL << 20)
+#endif
+#ifndef LAT_STEPS_PER_OCTAVE
+#define LAT_STEPS_PER_OCTAVE 8
+#endif
+
+/* A latency point is timed in windows of LAT_WINDOW_NS (long against the
+ * clock, short against preemption) until LAT_STABLE_REPEATS windows agree
+ * within LAT_STABLE_TOL, LAT_MAX_REPEATS windows ran, or LAT_POINT_CAP_NS
+ * of chasing was spent; the minimum is reported. */
+#ifndef LAT_WINDOW_NS
+#define LAT_WINDOW_NS 2.0e6
+#endif
+#ifndef LAT_POINT_CAP_NS
+#define LAT_POINT_CAP_NS 40.0e6
+#endif
+#ifndef LAT_STABLE_REPEATS
+#define LAT_STABLE_REPEATS 3
+#endif
+#ifndef LAT_STABLE_TOL
+#define LAT_STABLE_TOL 0.01
+#endif
+#define LAT_MAX_REPEATS 64
+
+/* Chains up to this size are walked once to prove they are one cycle. */
+#define LAT_CHECK_LINES 65536
+
+/* Seed of the chase orders: fixed, so runs differ only by the machine. */
+#define LAT_SEED 0x6d656d62656e6368ULL
+
+/* Clock estimate: best of LAT_CLOCK_TRIES add-chain runs of about
+ * LAT_CLOCK_RUN_NS; a change beyond LAT_CLOCK_DRIFT by the end of the
+ * run is reported. */
+#define LAT_CLOCK_RUN_NS 2.0e6
+#define LAT_CLOCK_TRIES 7
+#define LAT_CLOCK_DRIFT 0.03
+
+/* Plateau detection.  A flat stretch keeps within LAT_PLATEAU_TOL of its
+ * median and spans LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT
+ * octaves.  A stretch less than LAT_LEVEL_JUMP times slower than the one
+ * before is a step (TLB reach, typically) inside the same level.  The
+ * last level is DRAM when it is at least LAT_DRAM_MIN_NS: no cache level
+ * of any core we know is that slow, and every DRAM is slower.  A cache
+ * size agrees with the OS within a factor LAT_SIZE_AGREE (half an
+ * octave). */
+#define LAT_PLATEAU_TOL 0.10
+#define LAT_PLATEAU_MIN_PTS 3
+#define LAT_PLATEAU_MIN_OCT 0.5
+#define LAT_LEVEL_JUMP 1.5
+#define LAT_DRAM_MIN_NS 40.0
+#define LAT_SIZE_AGREE 1.41421356
+#define LAT_MAX_LEVELS 8
+#define LAT_MAX_STEPS 4
+#define LAT_MAX_NOTES 8
+
+/* --chains and --stride limits. */
+#define LAT_MAX_CHAINS 16
+#define LAT_MAX_STRIDES 16
+
+/* Loaded latency: the load threads' spin after each LAT_LOAD_CHUNK bytes
+ * read, swept from heavy delay (light load) to none; each level warms
+ * for LAT_LOADED_WARM_NS and is timed for LAT_LOADED_NS.  Each load
+ * thread reads its own array of max(--max, LAT_LOAD_MIN_BYTES). */
+#define LAT_LOADED_DELAYS {100000, 20000, 5000, 2000, 1000, 500, 200, 100, 20, 0}
+#define LAT_LOADED_LEVELS 10
+#define LAT_LOAD_CHUNK 16384
+#define LAT_LOADED_WARM_NS 20.0e6
+#define LAT_LOADED_NS 150.0e6
+#define LAT_LOAD_MIN_BYTES (64u << 20)
+#define LAT_LOADED_WINDOW_NS 0.2e6
+#define LAT_LOADED_MAX_WINDOWS 4096
+
 #define BENCH_VERSION "0.1.0"
 #define JSON_SCHEMA "membench/1"
 #define HLINE "-------------------------------------------------------------\n"
@@ -373,10 +451,13 @@ enum mode { M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8 };
 #define M_BW (M_STREAM | M_ALL)
 #define M_RUN (M_STREAM | M_LATENCY | M_ALL)
 #define M_ANY (M_RUN | M_INFO)
+#define M_LAT (M_LATENCY | M_ALL)
 
 enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
-	O_STAGGER, O_BIND, O_JSON, O_HELP, O_VERSION
+	O_STAGGER, O_BIND, O_JSON, O_HELP, O_VERSION,
+	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
+	O_MHZ, O_CURVE_IN
 };
 
 struct option_def {
@@ -407,6 +488,23 @@ static const struct option_def option_defs[] = {
 	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
 	{O_BIND, 0, "bind", "auto|none", M_RUN,
 	 "auto pins threads unless OMP binding is set (default auto)"},
+	{O_PATTERN, 0, "pattern", "random|stride|page", M_LAT,
+	 "latency chase order (default random)"},
+	{O_STRIDE, 0, "stride", "B[,B...]", M_LAT,
+	 "bytes between chased lines (default: OS cache line, or 64)"},
+	{O_MIN, 0, "min", "SIZE", M_LAT,
+	 "smallest chase, K/M/G suffixes (default " XSTR(LAT_MIN_BYTES) ")"},
+	{O_MAX, 0, "max", "SIZE", M_LAT, "largest chase (default 256M)"},
+	{O_SPO, 0, "steps-per-octave", "N", M_LAT,
+	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
+	{O_CHAINS, 0, "chains", "K", M_LAT,
+	 "memory-level parallelism: 1..K interleaved chases at --max"},
+	{O_LOAD_THREADS, 0, "load-threads", "N", M_LAT,
+	 "latency at --max while N threads read (needs OpenMP)"},
+	{O_MHZ, 0, "mhz", "F", M_LAT,
+	 "core clock for cycle counts (default: measured)"},
+	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
+	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
 	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
 	{O_HELP, 'h', "help", NULL, M_ANY, "this help"},
 	{O_VERSION, 'V', "version", NULL, M_ANY, "print the version"},
@@ -419,6 +517,9 @@ static const char *const alloc_names[] = {
 };
 #define NALLOC (sizeof(alloc_names) / sizeof(alloc_names[0]))
 
+enum lat_pattern { P_RANDOM, P_STRIDE, P_PAGE };
+static const char *const lat_pattern_names[] = {"random", "stride", "page"};
+
 struct options {
 	enum mode mode;
 	unsigned long long size;
@@ -430,6 +531,16 @@ struct options {
 	unsigned kernels; /* bit per kernel_defs[] entry */
 	int nt_stores;
 	int bind;
+	/* latency */
+	int pattern;
+	size_t strides[LAT_MAX_STRIDES];
+	int nstrides; /* 0: the OS-reported line size */
+	unsigned long long lat_min, lat_max;
+	int spo;
+	int chains;
+	int load_threads;
+	double mhz; /* 0: measure */
+	const char *curve_in;
 };
 
 static const char *mode_name(enum mode m)
@@ -569,6 +680,44 @@ static unsigned parse_kernels(const char *s)
 	return mask;
 }
 
+/* --stride B[,B...]: each a positive multiple of the pointer size. */
+static void parse_strides(const char *flag, const char *s, struct options *o)
+{
+	char buf[256], *tok, *save = NULL;
+	if (!s || !*s)
+		die("%s: missing value", flag);
+	if (strlen(s) >= sizeof(buf))
+		die("%s: list is too long", flag);
+	strcpy(buf, s);
+	o->nstrides = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v = parse_bytes(flag, tok, 0);
+		if (v == 0 || v % sizeof(void *) != 0)
+			die("%s: %s is not a positive multiple of %u bytes (the "
+			    "pointer size)", flag, tok, (unsigned)sizeof(void *));
+		if (o->nstrides == LAT_MAX_STRIDES)
+			die("%s: more than %d strides", flag, LAT_MAX_STRIDES);
+		o->strides[o->nstrides++] = (size_t)v;
+	}
+	if (o->nstrides == 0)
+		die("%s: empty list", flag);
+}
+
+/* A positive, finite number such as 3000 or 2.4e3. */
+static double parse_positive(const char *flag, const char *s)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		die("%s: missing number", flag);
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !(v > 0) || !isfinite(v) || v > 1e9)
+		die("%s: '%s' is not a positive number", flag, s);
+	return v;
+}
+
 static enum alloc_mode parse_alloc(const char *s)
 {
 	size_t i;
@@ -618,6 +767,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->nt_stores = STREAMING_STORES;
 	o->bind = BENCH_BIND;
 	o->alloc = parse_alloc(env_alloc);
+	o->pattern = P_RANDOM;
+	o->lat_min = LAT_MIN_BYTES;
+	o->lat_max = LAT_MAX_BYTES;
+	o->spo = LAT_STEPS_PER_OCTAVE;
+	o->chains = 1;
 
 	if (argc > 1 && argv[1][0] != '-') {
 		if (strcmp(argv[1], "stream") == 0)
@@ -708,6 +862,40 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->bind = 0;
 			else
 				die("--bind: unknown value '%s' (auto, none)", val);
+			break;
+		case O_PATTERN:
+			for (k = 0; k < 3; k++)
+				if (strcmp(val, lat_pattern_names[k]) == 0)
+					break;
+			if (k == 3)
+				die("--pattern: unknown pattern '%s' (random, stride, "
+				    "page)", val);
+			o->pattern = (int)k;
+			break;
+		case O_STRIDE:
+			parse_strides(flag, val, o);
+			break;
+		case O_MIN:
+			o->lat_min = parse_bytes(flag, val, 1);
+			break;
+		case O_MAX:
+			o->lat_max = parse_bytes(flag, val, 1);
+			break;
+		case O_SPO:
+			o->spo = (int)parse_count(flag, val, 1, 64);
+			break;
+		case O_CHAINS:
+			o->chains = (int)parse_count(flag, val, 1, LAT_MAX_CHAINS);
+			break;
+		case O_LOAD_THREADS:
+			o->load_threads = (int)parse_count(flag, val, 0,
+							   MAX_THREADS - 1);
+			break;
+		case O_MHZ:
+			o->mhz = parse_positive(flag, val);
+			break;
+		case O_CURVE_IN:
+			o->curve_in = val;
 			break;
 		case O_JSON:
 			json_output = 1;
@@ -2239,6 +2427,1397 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 }
 
 /* ======================================================================
+ * Latency: allocation and chains.  One buffer, sized for the largest
+ * point and obtained with --alloc, holds every chain of the sweep; each
+ * point links its first `lines` lines into one cycle.
+ * ====================================================================== */
+
+/* xorshift64*: fast, and seeded with a constant so that two runs chase
+ * the same chains and differ only by what the machine did. */
+static uint64_t lat_rng = LAT_SEED;
+
+static uint64_t lat_random(void)
+{
+	uint64_t x = lat_rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	lat_rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* a[0..n) = a uniformly random order of 0..n-1 (Fisher-Yates). */
+static void lat_shuffle(uint32_t *a, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		a[i] = (uint32_t)i;
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)(lat_random() % (uint64_t)i);
+		uint32_t t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+struct lat_chain {
+	char *buf;
+	size_t stride;   /* bytes from one line of the chain to the next */
+	size_t page;     /* bytes of the pages that --pattern page keeps local */
+	size_t maxlines; /* lines the buffer holds at this stride */
+	enum lat_pattern pattern;
+	uint32_t *order;  /* random: all lines in random order; page: all pages */
+	uint32_t *inpage; /* page: scratch for one page's lines */
+};
+
+#define LAT_LINE(c, i) ((void *)((c)->buf + (size_t)(i) * (c)->stride))
+
+static void lat_chain_free(struct lat_chain *c)
+{
+	free(c->order);
+	free(c->inpage);
+	c->order = c->inpage = NULL;
+}
+
+/* Draw the random orders once per stride; every point filters them. */
+static void lat_chain_init(struct lat_chain *c, char *buf, size_t bytes,
+			   size_t stride, enum lat_pattern pattern, size_t page)
+{
+	size_t n = 0;
+	memset(c, 0, sizeof(*c));
+	c->buf = buf;
+	c->stride = stride;
+	c->page = page;
+	c->pattern = pattern;
+	c->maxlines = bytes / stride;
+	if (pattern == P_RANDOM)
+		n = c->maxlines;
+	else if (pattern == P_PAGE)
+		n = (bytes + page - 1) / page;
+	if (n == 0)
+		return;
+	c->order = malloc(n * sizeof(*c->order));
+	if (pattern == P_PAGE)
+		c->inpage = malloc((page / stride + 1) * sizeof(*c->inpage));
+	if (!c->order || (pattern == P_PAGE && !c->inpage))
+		die("out of memory for the chase order of %zu entries", n);
+	lat_shuffle(c->order, n);
+}
+
+/* Lines per page for --pattern page (at least one). */
+static size_t lat_lines_per_page(const struct lat_chain *c)
+{
+	size_t lpp = c->page / c->stride;
+	return lpp ? lpp : 1;
+}
+
+/* Link the first `lines` lines into one cycle that visits each once;
+ * returns the line the cycle starts at. */
+static void *lat_chain_build(struct lat_chain *c, size_t lines)
+{
+	size_t i, first = (size_t)-1, prev = 0;
+
+	if (c->pattern == P_STRIDE) {
+		/* lat_mem_rd's chain: each line points to the next one up. */
+		for (i = 0; i + 1 < lines; i++)
+			*(void **)LAT_LINE(c, i) = LAT_LINE(c, i + 1);
+		*(void **)LAT_LINE(c, lines - 1) = LAT_LINE(c, 0);
+		return LAT_LINE(c, 0);
+	}
+	if (c->pattern == P_RANDOM) {
+		/* Keeping the lines below `lines` from a random order of all
+		 * lines gives a uniformly random order of the smaller set: a
+		 * sequential scan instead of a fresh shuffle per point. */
+		for (i = 0; i < c->maxlines; i++) {
+			size_t x = c->order[i];
+			if (x >= lines)
+				continue;
+			if (first == (size_t)-1)
+				first = x;
+			else
+				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
+			prev = x;
+		}
+	} else {
+		/* Pages in random order, each page's lines in random order:
+		 * one TLB miss per page instead of one per load. */
+		size_t lpp = lat_lines_per_page(c), pg;
+		size_t npages = (c->maxlines + lpp - 1) / lpp;
+		for (pg = 0; pg < npages; pg++) {
+			size_t base = (size_t)c->order[pg] * lpp, cnt, k;
+			if (base >= lines)
+				continue;
+			cnt = lines - base < lpp ? lines - base : lpp;
+			lat_shuffle(c->inpage, cnt);
+			for (k = 0; k < cnt; k++) {
+				size_t x = base + c->inpage[k];
+				if (first == (size_t)-1)
+					first = x;
+				else
+					*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
+				prev = x;
+			}
+		}
+	}
+	*(void **)LAT_LINE(c, prev) = LAT_LINE(c, first);
+	return LAT_LINE(c, first);
+}
+
+/* k starting points spread evenly along the cycle of `lines` lines, for
+ * --chains: the chases then never catch up with each other. */
+static void lat_chain_heads(const struct lat_chain *c, size_t lines, int k,
+			    void **heads)
+{
+	size_t rank = 0, i;
+	int next = 0;
+	if (c->pattern == P_STRIDE) {
+		for (next = 0; next < k; next++)
+			heads[next] = LAT_LINE(c, lines / (size_t)k * (size_t)next);
+		return;
+	}
+	if (c->pattern == P_RANDOM) {
+		for (i = 0; i < c->maxlines && next < k; i++) {
+			if (c->order[i] >= lines)
+				continue;
+			if (rank == lines / (size_t)k * (size_t)next)
+				heads[next++] = LAT_LINE(c, c->order[i]);
+			rank++;
+		}
+	} else {
+		/* Any line of a page lies on the cycle; page ranks stand in
+		 * for line ranks to within one page. */
+		size_t lpp = lat_lines_per_page(c);
+		size_t npages = (c->maxlines + lpp - 1) / lpp;
+		size_t used = (lines + lpp - 1) / lpp;
+		for (i = 0; i < npages && next < k; i++) {
+			size_t base = (size_t)c->order[i] * lpp;
+			if (base >= lines)
+				continue;
+			if (rank == used / (size_t)k * (size_t)next)
+				heads[next++] = LAT_LINE(c, base);
+			rank++;
+		}
+	}
+	while (next < k) { /* fewer lines than chains: share heads */
+		heads[next] = heads[next - 1];
+		next++;
+	}
+}
+
+/* ======================================================================
+ * Latency kernels.  Each load's address is the value the previous load
+ * returned, so the loads cannot overlap and the compiler can neither
+ * drop nor reorder them; the final pointer is returned and ends in a
+ * volatile sink.  64 loads per loop trip hide the loop's own cost.
+ * ====================================================================== */
+
+#define LAT_STEP1 p = (void **)*p;
+#define LAT_STEP4 LAT_STEP1 LAT_STEP1 LAT_STEP1 LAT_STEP1
+#define LAT_STEP16 LAT_STEP4 LAT_STEP4 LAT_STEP4 LAT_STEP4
+#define LAT_UNROLL 64
+
+static volatile uintptr_t lat_sink;
+
+static void *lat_chase(void *start, size_t trips)
+{
+	void **p = (void **)start;
+	while (trips-- > 0) {
+		LAT_STEP16 LAT_STEP16 LAT_STEP16 LAT_STEP16
+	}
+	return (void *)p;
+}
+
+/* Up to LAT_MAX_CHAINS independent chases interleaved in one thread
+ * (--chains).  Nested ifs, not a switch: each branch is predicted
+ * perfectly and no case falls through. */
+#define LAT_IF(k) if (chains > k) { p##k = (void **)*p##k;
+static void lat_chase_multi(void **heads, int chains, size_t steps)
+{
+	void **p0 = (void **)heads[0], **p1 = p0, **p2 = p0, **p3 = p0;
+	void **p4 = p0, **p5 = p0, **p6 = p0, **p7 = p0, **p8 = p0, **p9 = p0;
+	void **p10 = p0, **p11 = p0, **p12 = p0, **p13 = p0, **p14 = p0;
+	void **p15 = p0;
+	void ***all[LAT_MAX_CHAINS];
+	int k;
+	all[0] = &p0; all[1] = &p1; all[2] = &p2; all[3] = &p3;
+	all[4] = &p4; all[5] = &p5; all[6] = &p6; all[7] = &p7;
+	all[8] = &p8; all[9] = &p9; all[10] = &p10; all[11] = &p11;
+	all[12] = &p12; all[13] = &p13; all[14] = &p14; all[15] = &p15;
+	for (k = 0; k < chains; k++)
+		*all[k] = (void **)heads[k];
+	while (steps-- > 0) {
+		p0 = (void **)*p0;
+		LAT_IF(1) LAT_IF(2) LAT_IF(3) LAT_IF(4) LAT_IF(5) LAT_IF(6)
+		LAT_IF(7) LAT_IF(8) LAT_IF(9) LAT_IF(10) LAT_IF(11) LAT_IF(12)
+		LAT_IF(13) LAT_IF(14) LAT_IF(15) }}}}}}}}}}}}}}}
+	}
+	for (k = 0; k < chains; k++)
+		heads[k] = (void *)*all[k];
+}
+#undef LAT_IF
+
+/* The clock yardstick: 100 dependent integer adds per call, each one
+ * cycle on every modern core.  The operand is a register, not an
+ * immediate, because some cores fold chains of immediate adds at
+ * rename.  Without inline asm a volatile operand keeps the compiler
+ * from summing the chain at compile time; its loads are independent of
+ * the chain, so they overlap with it. */
+#if defined(__GNUC__) && !defined(__TINYC__) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#define LAT_CLOCK_METHOD "dependent add chain (inline asm)"
+static unsigned long lat_adds(unsigned long x, size_t calls)
+{
+	unsigned long one = 1;
+	while (calls-- > 0) {
+#if defined(__x86_64__)
+		__asm__ volatile(".rept 100\n\tadd %1, %0\n\t.endr"
+				 : "+r"(x) : "r"(one));
+#else
+		__asm__ volatile(".rept 100\n\tadd %0, %0, %1\n\t.endr"
+				 : "+r"(x) : "r"(one));
+#endif
+	}
+	return x;
+}
+#else
+#define LAT_CLOCK_METHOD "dependent add chain (portable C, volatile operand)"
+static unsigned long lat_adds(unsigned long x, size_t calls)
+{
+	static volatile unsigned long one = 1;
+	while (calls-- > 0) {
+		int k;
+		for (k = 0; k < 100; k++)
+			x += one;
+	}
+	return x;
+}
+#endif
+
+#ifdef _OPENMP
+/* The idle spin the loaded-latency load threads insert between reads. */
+static void lat_spin(long n)
+{
+	long i;
+	for (i = 0; i < n; i++)
+		lat_sink = (uintptr_t)i;
+}
+#endif
+
+/* ======================================================================
+ * Latency timing.  A point is timed in windows of about LAT_WINDOW_NS;
+ * the chase carries on from where the last window stopped, so windows
+ * shorter than one lap still see each line once per lap.  The minimum
+ * over windows is kept, and the point ends when LAT_STABLE_REPEATS
+ * windows agree within LAT_STABLE_TOL or LAT_POINT_CAP_NS is spent.
+ * ====================================================================== */
+
+struct lat_point {
+	size_t stride;
+	size_t bytes;
+	double ns;      /* best ns per load */
+	int repeats;    /* windows timed */
+	double loads;   /* loads timed in all */
+	int stable;     /* the repeats agreed before the cap */
+};
+
+static double lat_window(void **heads, int chains, size_t loads)
+{
+	double t;
+	if (chains == 1) {
+		size_t trips = loads / LAT_UNROLL;
+		t = now();
+		heads[0] = lat_chase(heads[0], trips);
+		t = now() - t;
+	} else {
+		size_t steps = loads / (size_t)chains;
+		t = now();
+		lat_chase_multi(heads, chains, steps);
+		t = now() - t;
+	}
+	lat_sink = (uintptr_t)heads[0];
+	return t;
+}
+
+/* Loads that fill window_ns at ns_per_load, rounded to whole trips. */
+static size_t lat_window_loads(double window_ns, double ns_per_load, int chains)
+{
+	double n = window_ns / (ns_per_load > 0.05 ? ns_per_load : 0.05);
+	size_t unit = (size_t)LAT_UNROLL * (size_t)chains;
+	size_t loads = (size_t)(n / (double)unit + 1.0) * unit;
+	return loads;
+}
+
+static void lat_time_point(void **heads, int chains, struct lat_point *pt)
+{
+	double best[LAT_STABLE_REPEATS], spent = 0, guess;
+	size_t loads = (size_t)LAT_UNROLL * 16 * (size_t)chains;
+	int i;
+
+	for (i = 0; i < LAT_STABLE_REPEATS; i++)
+		best[i] = HUGE_VAL;
+	/* A short probe warms the chain and sizes the first window. */
+	guess = 1e9 * lat_window(heads, chains, loads) / (double)loads;
+	loads = lat_window_loads(LAT_WINDOW_NS, guess, chains);
+	pt->repeats = 0;
+	pt->loads = 0;
+	pt->stable = 0;
+	while (pt->repeats < LAT_MAX_REPEATS) {
+		double t = lat_window(heads, chains, loads), v;
+		size_t done = chains == 1 ? loads / LAT_UNROLL * LAT_UNROLL
+			      : loads / (size_t)chains * (size_t)chains;
+		v = 1e9 * t / (double)done;
+		pt->repeats++;
+		pt->loads += (double)done;
+		spent += 1e9 * t;
+		for (i = 0; i < LAT_STABLE_REPEATS; i++)
+			if (v < best[i]) {
+				int j;
+				for (j = LAT_STABLE_REPEATS - 1; j > i; j--)
+					best[j] = best[j - 1];
+				best[i] = v;
+				break;
+			}
+		if (best[LAT_STABLE_REPEATS - 1] <= best[0] * (1.0 + LAT_STABLE_TOL)) {
+			pt->stable = 1;
+			break;
+		}
+		if (spent >= LAT_POINT_CAP_NS)
+			break;
+		if (v > 2 * guess || v < guess / 2) {
+			guess = v;
+			loads = lat_window_loads(LAT_WINDOW_NS, guess, chains);
+		}
+	}
+	pt->ns = best[0];
+}
+
+/* Core clock in MHz from the add chain: best of LAT_CLOCK_TRIES runs of
+ * about LAT_CLOCK_RUN_NS each. */
+static double lat_measure_mhz(void)
+{
+	size_t calls = 1000;
+	unsigned long x = 0;
+	double best = HUGE_VAL, t;
+	int i;
+	for (;;) {
+		t = now();
+		x = lat_adds(x, calls);
+		t = now() - t;
+		if (t * 1e9 >= LAT_CLOCK_RUN_NS || calls > ((size_t)1 << 32))
+			break;
+		calls *= 2;
+	}
+	for (i = 0; i < LAT_CLOCK_TRIES; i++) {
+		t = now();
+		x = lat_adds(x, calls);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	lat_sink = (uintptr_t)x;
+	return 100.0 * (double)calls / best / 1e6;
+}
+
+/* Latency warnings: in text they follow the curve as '#' lines, so the
+ * curve stays lat_mem_rd's; in JSON they join the document's list. */
+static void lat_warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (json_output)
+		warn("%s", buf);
+	else
+		printf("# WARNING: %s\n", buf);
+}
+
+/* Bytes of the pages --pattern page keeps its lines in: the base page. */
+static size_t lat_page_bytes(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (size_t)p : 4096;
+}
+
+/* ======================================================================
+ * Latency validation and analysis.  Small chains are walked once to
+ * prove they are one cycle through every line; the curve is then read
+ * for plateaus the way a person reads lat_mem_rd's graph.
+ * ====================================================================== */
+
+/* 0 if the chain from head visits exactly `lines` lines and returns. */
+static int lat_chain_check(void *head, size_t lines)
+{
+	void *p = head;
+	size_t n = 0;
+	do {
+		p = *(void **)p;
+		n++;
+	} while (p != head && n <= lines);
+	return n == lines ? 0 : -1;
+}
+
+/* A flat stretch of the curve: points first..last. */
+struct lat_flat {
+	int first, last;
+	double ns;       /* median latency of its points */
+	double boundary; /* bytes of the steepest rise after it, 0 if none */
+};
+
+/* A memory level: one or more flat stretches less than LAT_LEVEL_JUMP
+ * apart (the later ones are TLB or similar steps inside the level). */
+struct lat_level {
+	char name[16];
+	double ns;                 /* the level's first flat stretch */
+	double from, to;           /* sizes its stretches span */
+	double boundary;           /* where the curve leaves it; 0: never */
+	int nsteps;
+	double step_at[LAT_MAX_STEPS], step_ns[LAT_MAX_STEPS];
+	unsigned long long os_bytes; /* OS-reported size of this level */
+	int agrees;                  /* 1, 0, or -1 when it cannot be told */
+};
+
+struct lat_summary {
+	int nlevels;
+	struct lat_level level[LAT_MAX_LEVELS];
+	int nnotes;
+	char note[LAT_MAX_NOTES][200];
+};
+
+static void lat_note(struct lat_summary *s, const char *fmt, ...)
+{
+	va_list ap;
+	if (s->nnotes >= LAT_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->note[s->nnotes++], sizeof(s->note[0]), fmt, ap);
+	va_end(ap);
+}
+
+static double lat_median3(double a, double b, double c)
+{
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+/* Flat stretches of (bytes[i], ns[i]), sizes ascending.  Works on log
+ * latency smoothed by a median of three, so one wild point cannot split
+ * a plateau; a stretch grows while each point stays within
+ * LAT_PLATEAU_TOL of the stretch's median and within twice that of its
+ * lowest point, and counts when it covers LAT_PLATEAU_MIN_PTS points
+ * and LAT_PLATEAU_MIN_OCT octaves. */
+static int lat_find_flats(const double *bytes, const double *ns, int n,
+			  struct lat_flat *out, int maxout)
+{
+	double tol = log(1.0 + LAT_PLATEAU_TOL);
+	double *s = malloc((size_t)(n > 0 ? n : 1) * sizeof(*s));
+	int i, m = 0;
+	if (!s)
+		die("out of memory for plateau detection");
+	for (i = 0; i < n; i++)
+		s[i] = log(ns[i] > 1e-6 ? ns[i] : 1e-6);
+	for (i = 1; i + 1 < n; i++)
+		s[i] = lat_median3(log(ns[i - 1] > 1e-6 ? ns[i - 1] : 1e-6), s[i],
+				   log(ns[i + 1] > 1e-6 ? ns[i + 1] : 1e-6));
+	i = 0;
+	while (i < n) {
+		int j = i + 1;
+		double lo = s[i];
+		while (j < n) {
+			double med = median(s + i, (size_t)(j - i));
+			if (fabs(s[j] - med) > tol || s[j] - lo > 2 * tol)
+				break;
+			if (s[j] < lo)
+				lo = s[j];
+			j++;
+		}
+		if (j - i >= LAT_PLATEAU_MIN_PTS &&
+		    log(bytes[j - 1] / bytes[i]) / log(2.0) >=
+			    LAT_PLATEAU_MIN_OCT - 1e-9) {
+			double lvl = median(ns + i, (size_t)(j - i));
+			/* a bump between two stretches at one level is noise */
+			if (m > 0 && fabs(log(lvl / out[m - 1].ns)) <= tol) {
+				out[m - 1].last = j - 1;
+			} else if (m < maxout) {
+				out[m].first = i;
+				out[m].last = j - 1;
+				out[m].ns = lvl;
+				m++;
+			}
+		}
+		i = j;
+	}
+	/* The boundary is the steepest rise between a stretch's last point
+	 * and the next stretch (or the end): noise near the edge shortens a
+	 * stretch but rarely moves the big jump. */
+	for (i = 0; i < m; i++) {
+		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1;
+		double steepest = 0, top = s[out[i].last];
+		for (k = out[i].last; k < end; k++) {
+			if (s[k + 1] - s[k] > steepest) {
+				steepest = s[k + 1] - s[k];
+				at = k;
+			}
+			if (s[k + 1] > top)
+				top = s[k + 1];
+		}
+		/* After the last stretch, a few points drifting up are not a
+		 * boundary; the curve must clearly leave the level. */
+		if (i + 1 == m && top - log(out[i].ns) < log(LAT_LEVEL_JUMP))
+			at = -1;
+		out[i].boundary = at >= 0 ? sqrt(bytes[at] * bytes[at + 1]) : 0;
+	}
+	free(s);
+	return m;
+}
+
+/* Size of the data or unified cache at `level` as the OS reports it. */
+static unsigned long long lat_os_cache(const struct system_info *si, int level)
+{
+	int i;
+	for (i = 0; si && i < si->ncaches; i++)
+		if (si->caches[i].level == level &&
+		    strcmp(si->caches[i].type, "Instruction") != 0)
+			return si->caches[i].bytes;
+	return 0;
+}
+
+/* Group flat stretches into levels, name them, and set them beside the
+ * OS-reported cache sizes.  si may be NULL (a curve from a file). */
+static void lat_analyse(const double *bytes, const double *ns, int n,
+			const struct system_info *si, struct lat_summary *sum)
+{
+	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
+	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
+	int i, caches = 0, oslevels = 0;
+	unsigned long long llc = 0;
+	char b1[32], b2[32];
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; si && i < si->ncaches; i++)
+		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
+		    si->caches[i].level > oslevels) {
+			oslevels = si->caches[i].level;
+			llc = si->caches[i].bytes;
+		}
+	for (i = 0; i < m && sum->nlevels < LAT_MAX_LEVELS; i++) {
+		struct lat_level *lv = &sum->level[sum->nlevels++];
+		int j = i;
+		while (j + 1 < m && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP)
+			j++;
+		lv->ns = fl[i].ns;
+		lv->from = bytes[fl[i].first];
+		lv->to = bytes[fl[j].last];
+		lv->boundary = fl[j].boundary;
+		for (lv->nsteps = 0; i + 1 + lv->nsteps <= j &&
+		     lv->nsteps < LAT_MAX_STEPS; lv->nsteps++) {
+			lv->step_at[lv->nsteps] = bytes[fl[i + 1 + lv->nsteps].first];
+			lv->step_ns[lv->nsteps] = fl[i + 1 + lv->nsteps].ns;
+		}
+		/* Only the last level can be memory, and no cache we know of
+		 * is as slow as LAT_DRAM_MIN_NS. */
+		if (j == m - 1 && lv->ns >= LAT_DRAM_MIN_NS) {
+			strcpy(lv->name, "DRAM");
+			lv->boundary = 0;
+			lv->agrees = -1;
+		} else {
+			caches++;
+			snprintf(lv->name, sizeof(lv->name), "L%d%s", caches,
+				 caches == 1 ? "d" : "");
+			lv->os_bytes = lat_os_cache(si, caches);
+			if (!lv->os_bytes || !lv->boundary)
+				lv->agrees = -1;
+			else
+				lv->agrees = lv->boundary >= (double)lv->os_bytes / LAT_SIZE_AGREE &&
+					     lv->boundary <= (double)lv->os_bytes * LAT_SIZE_AGREE;
+			if (lv->agrees == 0) {
+				format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
+				format_bytes(b2, sizeof(b2), lv->os_bytes);
+				lat_note(sum, "%s: the curve leaves this level at %s but the OS "
+					 "reports %s", lv->name, b1, b2);
+			}
+		}
+		i = j;
+	}
+	if (sum->nlevels == 0) {
+		lat_note(sum, "no plateau found: the curve has no flat stretch of %d "
+			 "points over %.2g octaves", LAT_PLATEAU_MIN_PTS,
+			 LAT_PLATEAU_MIN_OCT);
+		return;
+	}
+	{
+		struct lat_level *last = &sum->level[sum->nlevels - 1];
+		if (strcmp(last->name, "DRAM") != 0) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
+			lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
+				 "(raise --max)", b1, ns[n - 1]);
+		} else {
+			if (caches < oslevels) {
+				format_bytes(b2, sizeof(b2), lat_os_cache(si, caches + 1));
+				lat_note(sum, "the OS reports L%d %s but the curve shows no "
+					 "plateau for it", caches + 1, b2);
+			}
+			if (llc && last->from < (double)llc / LAT_SIZE_AGREE) {
+				format_bytes(b1, sizeof(b1), (unsigned long long)last->from);
+				format_bytes(b2, sizeof(b2), llc);
+				lat_note(sum, "DRAM latency is reached at %s, inside the "
+					 "OS-reported last-level cache of %s", b1, b2);
+			}
+		}
+	}
+}
+
+/* ======================================================================
+ * Latency under load and memory-level parallelism.
+ * ====================================================================== */
+
+struct lat_mlp_row {
+	int chains;
+	double ns_per_load;
+	double parallelism;
+};
+
+struct lat_loaded_row {
+	long delay;
+	double ns;
+	double load_mbs;
+};
+
+struct lat_run {
+	struct lat_point *pts;
+	int npts;
+	double mhz, mhz_end;
+	const char *mhz_source;
+	int cpu;
+	struct region buf;
+	struct page_report pages;
+	double elapsed;
+	int unstable;
+	struct lat_summary *sums; /* one per stride */
+	size_t mlp_bytes;
+	int nmlp;
+	struct lat_mlp_row mlp[LAT_MAX_CHAINS];
+	int nloaded;
+	struct lat_loaded_row loaded[LAT_LOADED_LEVELS];
+	int chase_cpu;
+	int load_cpu[MAX_THREADS];
+	int load_threads_run;
+	size_t load_bytes;
+	int ncpus;            /* CPUs allowed before the chase was pinned */
+	int cpus[MAX_THREADS];
+};
+
+#ifdef _OPENMP
+static const long lat_loaded_delays[LAT_LOADED_LEVELS] = LAT_LOADED_DELAYS;
+
+struct lat_counter {
+	unsigned long long bytes;
+	char pad[CACHE_LINE - sizeof(unsigned long long)];
+};
+static int lat_stop;
+
+/* One chase thread, pinned to the first allowed CPU, times the chain
+ * while o->load_threads threads, pinned to the next CPUs, read their
+ * own arrays with a spin of `delay` after every LAT_LOAD_CHUNK bytes.
+ * Latency here is the median of short windows, not the minimum: the
+ * minimum would pick the moments the load threads happened to pause,
+ * and the mean would count the times the chase was preempted (short
+ * windows keep a preemption to one window). */
+static void lat_loaded_run(const struct options *o, void *head,
+			   struct lat_run *r)
+{
+	int nl = o->load_threads, ncpu = r->ncpus, d, i;
+	const int *cpus = r->cpus;
+	size_t elems = r->load_bytes / sizeof(elem_t);
+	size_t chunk = LAT_LOAD_CHUNK / sizeof(elem_t);
+	size_t per_elem = (size_t)kernel_defs[K_READ].words * sizeof(elem_t);
+	struct region *lr = calloc((size_t)nl, sizeof(*lr));
+	struct lat_counter *cnt = calloc((size_t)nl + 1, sizeof(*cnt));
+	double keep = 0;
+
+	if (!lr || !cnt)
+		die("out of memory for %d load threads", nl);
+	if (ncpu < nl + 1)
+		lat_warn("--load-threads %d: only %d CPUs are allowed, so the chase "
+		     "and load threads share CPUs", nl, ncpu);
+	for (i = 0; i < nl; i++) {
+		size_t j;
+		if (region_alloc(&lr[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
+			die("--load-threads: could not obtain %.1f MiB for load "
+			    "thread %d (%s)", (double)r->load_bytes / 1048576.0,
+			    i + 1, strerror(errno));
+		for (j = 0; j < elems; j++)
+			((elem_t *)lr[i].data)[j] = (elem_t)1;
+	}
+	chunk = chunk < elems ? chunk : elems;
+	r->load_threads_run = nl + 1;
+	for (d = 0; d < LAT_LOADED_LEVELS; d++) {
+		long delay = lat_loaded_delays[d];
+		double t0 = 0, t1 = 0, chase_t = 0, per[LAT_LOADED_MAX_WINDOWS];
+		int nw = 0;
+		unsigned long long b0 = 0, b1 = 0;
+		int got = nl + 1;
+#pragma omp atomic write
+		lat_stop = 0;
+#pragma omp parallel num_threads(nl + 1)
+		{
+			int tid = omp_get_thread_num(), k;
+			if (ncpu > 0)
+				pin_to_cpu(cpus[tid % ncpu]);
+			if (tid == 0) {
+				void *h[1];
+				double warm;
+				unsigned long long v;
+				got = omp_get_num_threads();
+				r->chase_cpu = current_cpu();
+				h[0] = head;
+				warm = now();
+				while (now() - warm < LAT_LOADED_WARM_NS * 1e-9)
+					h[0] = lat_chase(h[0], 64);
+				for (k = 1; k <= nl; k++) {
+#pragma omp atomic read
+					v = cnt[k].bytes;
+					b0 += v;
+				}
+				t0 = now();
+				while (chase_t < LAT_LOADED_NS * 1e-9 &&
+				       nw < LAT_LOADED_MAX_WINDOWS) {
+					size_t n = lat_window_loads(LAT_LOADED_WINDOW_NS,
+								    r->pts[r->npts - 1].ns, 1);
+					double w = lat_window(h, 1, n);
+					chase_t += w;
+					per[nw++] = 1e9 * w / (double)(n / LAT_UNROLL * LAT_UNROLL);
+				}
+				for (k = 1; k <= nl; k++) {
+#pragma omp atomic read
+					v = cnt[k].bytes;
+					b1 += v;
+				}
+				t1 = now();
+#pragma omp atomic write
+				lat_stop = 1;
+				head = h[0];
+			} else {
+				const elem_t *a = lr[tid - 1].data;
+				size_t pos = 0;
+				unsigned long long done;
+				double s = 0;
+				int stop = 0;
+#pragma omp atomic read
+				done = cnt[tid].bytes;
+				r->load_cpu[tid - 1] = current_cpu();
+				while (!stop) {
+					s += k_read(a, pos, pos + chunk);
+					pos += chunk;
+					if (pos + chunk > elems)
+						pos = 0;
+					done += (unsigned long long)(chunk * per_elem);
+#pragma omp atomic write
+					cnt[tid].bytes = done;
+					lat_spin(delay);
+#pragma omp atomic read
+					stop = lat_stop;
+				}
+#pragma omp atomic
+				keep += s;
+			}
+		}
+		if (got < nl + 1)
+			die("--load-threads %d: the OpenMP runtime gave only %d threads",
+			    nl, got);
+		r->loaded[d].delay = delay;
+		r->loaded[d].ns = median(per, (size_t)nw);
+		r->loaded[d].load_mbs = 1e-6 * (double)(b1 - b0) / (t1 - t0);
+		r->nloaded = d + 1;
+	}
+	lat_sink = (uintptr_t)keep;
+	for (i = 0; i < nl; i++)
+		region_free(&lr[i]);
+	free(lr);
+	free(cnt);
+}
+#endif
+
+/* --chains: ns per load with 1, 2, 4, ... and K chains over the
+ * largest size; parallelism is latency(1) / ns per load(k). */
+static void lat_mlp_run(const struct options *o, struct lat_chain *c,
+			size_t lines, struct lat_run *r)
+{
+	void *heads[LAT_MAX_CHAINS];
+	int k = 1;
+	r->mlp_bytes = lines * c->stride;
+	lat_chain_build(c, lines);
+	for (;;) {
+		struct lat_point pt;
+		lat_chain_heads(c, lines, k, heads);
+		lat_time_point(heads, k, &pt);
+		r->mlp[r->nmlp].chains = k;
+		r->mlp[r->nmlp].ns_per_load = pt.ns;
+		r->mlp[r->nmlp].parallelism = r->mlp[0].ns_per_load / pt.ns;
+		r->nmlp++;
+		if (k == o->chains)
+			break;
+		k = 2 * k < o->chains ? 2 * k : o->chains;
+	}
+}
+
+/* ======================================================================
+ * Latency reporting: lat_mem_rd's curve, then '#' lines (which lmbench's
+ * graph scripts and gnuplot skip) with the summary.
+ * ====================================================================== */
+
+static void lat_print_point(const struct lat_point *p)
+{
+	printf("%.5f %.3f\n", (double)p->bytes / (1024.0 * 1024.0), p->ns);
+}
+
+static void lat_print_levels(size_t stride, const struct lat_summary *s,
+			     double mhz)
+{
+	char b[32];
+	int i, k;
+	printf("# stride=%zu:", stride);
+	for (i = 0; i < s->nlevels; i++) {
+		const struct lat_level *lv = &s->level[i];
+		printf("%s %s", i ? " |" : "", lv->name);
+		if (lv->boundary > 0) {
+			format_bytes(b, sizeof(b), (unsigned long long)lv->boundary);
+			printf(" %s", b);
+		}
+		printf(" %.3g ns", lv->ns);
+		if (mhz > 0)
+			printf(" %.1f cyc", lv->ns * mhz / 1e3);
+		for (k = 0; k < lv->nsteps; k++) {
+			format_bytes(b, sizeof(b), (unsigned long long)lv->step_at[k]);
+			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
+		}
+	}
+	printf("%s\n", s->nlevels ? "" : " no plateaus");
+	for (i = 0; i < s->nnotes; i++)
+		printf("# stride=%zu: %s\n", stride, s->note[i]);
+}
+
+static void lat_print_os_caches(const struct system_info *si)
+{
+	int i, n = 0;
+	printf("# OS-reported caches:");
+	for (i = 0; i < si->ncaches; i++) {
+		char name[16], b[32];
+		if (strcmp(si->caches[i].type, "Instruction") == 0)
+			continue;
+		cache_label(&si->caches[i], name, sizeof(name));
+		format_bytes(b, sizeof(b), si->caches[i].bytes);
+		printf("%s %s %s", n++ ? " |" : "", name, b);
+	}
+	printf("%s\n", n ? "" : " none");
+}
+
+static void lat_print_clock(const struct lat_run *r)
+{
+	if (r->mhz > 0)
+		printf("# clock: %.0f MHz, %s\n", r->mhz, r->mhz_source);
+	else
+		printf("# clock: unknown (%s); cycles not shown\n", r->mhz_source);
+}
+
+static void lat_print_summary(const struct options *o,
+			      const struct system_info *si,
+			      const struct lat_run *r)
+{
+	char b[32];
+	int i;
+	format_bytes(b, sizeof(b), o->lat_max);
+	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
+	       "(%.0f%% huge), chase on CPU %d\n", BENCH_VERSION,
+	       lat_pattern_names[o->pattern], alloc_names[o->alloc], b,
+	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
+	       r->cpu);
+	lat_print_clock(r);
+	for (i = 0; i < o->nstrides; i++)
+		lat_print_levels(o->strides[i], &r->sums[i], r->mhz);
+	lat_print_os_caches(si);
+	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
+	       "before %d repeats agreed within %.0f%%\n", r->npts, r->elapsed,
+	       r->unstable, LAT_POINT_CAP_NS / 1e6, LAT_STABLE_REPEATS,
+	       100 * LAT_STABLE_TOL);
+	if (r->nmlp) {
+		format_bytes(b, sizeof(b), r->mlp_bytes);
+		printf("# memory-level parallelism at %s: chains ns/load "
+		       "parallelism\n", b);
+		for (i = 0; i < r->nmlp; i++)
+			printf("#   %2d %9.3f %6.2f\n", r->mlp[i].chains,
+			       r->mlp[i].ns_per_load, r->mlp[i].parallelism);
+	}
+	if (r->nloaded) {
+		printf("# loaded latency: chase on CPU %d, %d load thread(s) "
+		       "reading on CPU", r->chase_cpu, o->load_threads);
+		for (i = 0; i < o->load_threads; i++)
+			printf("%s%d", i ? "," : " ", r->load_cpu[i]);
+		printf("\n#  delay  latency_ns  cycles  load_MB/s\n");
+		for (i = 0; i < r->nloaded; i++)
+			printf("# %6ld %11.2f %7.1f %10.1f\n", r->loaded[i].delay,
+			       r->loaded[i].ns,
+			       r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : 0.0,
+			       r->loaded[i].load_mbs);
+	}
+}
+
+static void lat_json_summary(size_t stride, const struct lat_summary *s,
+			     double mhz)
+{
+	int i, k;
+	json_open(NULL, '{');
+	json_int("stride", (long long)stride);
+	json_open("levels", '[');
+	for (i = 0; i < s->nlevels; i++) {
+		const struct lat_level *lv = &s->level[i];
+		json_open(NULL, '{');
+		json_str("name", lv->name);
+		json_num("ns", lv->ns);
+		json_num("cycles", mhz > 0 ? lv->ns * mhz / 1e3 : NAN);
+		json_num("from_bytes", lv->from);
+		json_num("to_bytes", lv->to);
+		json_num("boundary_bytes", lv->boundary > 0 ? lv->boundary : NAN);
+		if (lv->os_bytes)
+			json_int("os_bytes", (long long)lv->os_bytes);
+		else
+			json_str("os_bytes", NULL);
+		if (lv->agrees < 0)
+			json_str("agrees", NULL);
+		else
+			json_bool("agrees", lv->agrees);
+		json_open("steps", '[');
+		for (k = 0; k < lv->nsteps; k++) {
+			json_open(NULL, '{');
+			json_num("from_bytes", lv->step_at[k]);
+			json_num("ns", lv->step_ns[k]);
+			json_close('}');
+		}
+		json_close(']');
+		json_close('}');
+	}
+	json_close(']');
+	json_open("notes", '[');
+	for (i = 0; i < s->nnotes; i++)
+		json_str(NULL, s->note[i]);
+	json_close(']');
+	json_close('}');
+}
+
+/* The latency keys of the JSON document (also nested by `bench all`). */
+static void lat_json_body(const struct options *o, const struct lat_run *r)
+{
+	int i;
+	json_open("run", '{');
+	json_str("pattern", lat_pattern_names[o->pattern]);
+	json_open("strides", '[');
+	for (i = 0; i < o->nstrides; i++)
+		json_int(NULL, (long long)o->strides[i]);
+	json_close(']');
+	json_int("min_bytes", (long long)o->lat_min);
+	json_int("max_bytes", (long long)o->lat_max);
+	json_int("steps_per_octave", o->spo);
+	json_int("chains", o->chains);
+	json_int("load_threads", o->load_threads);
+	json_str("alloc", alloc_names[o->alloc]);
+	json_int("cpu", r->cpu);
+	json_open("buffer", '{');
+	json_int("bytes", (long long)r->buf.bytes);
+	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
+	json_num("huge_pct", r->pages.huge_pct);
+	json_close('}');
+	json_num("window_ns", LAT_WINDOW_NS);
+	json_num("point_cap_ns", LAT_POINT_CAP_NS);
+	json_int("stable_repeats", LAT_STABLE_REPEATS);
+	json_num("stable_tolerance", LAT_STABLE_TOL);
+	json_num("elapsed_s", r->elapsed);
+	json_close('}');
+	json_open("clock", '{');
+	json_num("mhz", r->mhz > 0 ? r->mhz : NAN);
+	json_str("source", r->mhz_source);
+	json_num("mhz_at_end", r->mhz_end > 0 ? r->mhz_end : NAN);
+	json_close('}');
+	json_open("curve", '[');
+	for (i = 0; i < r->npts; i++) {
+		const struct lat_point *p = &r->pts[i];
+		json_open(NULL, '{');
+		json_int("stride", (long long)p->stride);
+		json_int("bytes", (long long)p->bytes);
+		json_num("size_mb", (double)p->bytes / (1024.0 * 1024.0));
+		json_num("ns", p->ns);
+		json_num("cycles", r->mhz > 0 ? p->ns * r->mhz / 1e3 : NAN);
+		json_int("repeats", p->repeats);
+		json_num("loads", p->loads);
+		json_bool("stable", p->stable);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("summary", '[');
+	for (i = 0; i < o->nstrides; i++)
+		lat_json_summary(o->strides[i], &r->sums[i], r->mhz);
+	json_close(']');
+	if (r->nmlp) {
+		json_open("mlp", '{');
+		json_int("bytes", (long long)r->mlp_bytes);
+		json_open("rows", '[');
+		for (i = 0; i < r->nmlp; i++) {
+			json_open(NULL, '{');
+			json_int("chains", r->mlp[i].chains);
+			json_num("ns_per_load", r->mlp[i].ns_per_load);
+			json_num("parallelism", r->mlp[i].parallelism);
+			json_close('}');
+		}
+		json_close(']');
+		json_close('}');
+	} else {
+		json_str("mlp", NULL);
+	}
+	if (r->nloaded) {
+		json_open("loaded", '{');
+		json_int("chase_cpu", r->chase_cpu);
+		json_open("load_cpus", '[');
+		for (i = 0; i < o->load_threads; i++)
+			json_int(NULL, r->load_cpu[i]);
+		json_close(']');
+		json_str("kernel", kernel_defs[K_READ].name);
+		json_int("load_bytes_per_thread", (long long)r->load_bytes);
+		json_open("rows", '[');
+		for (i = 0; i < r->nloaded; i++) {
+			json_open(NULL, '{');
+			json_int("delay", r->loaded[i].delay);
+			json_num("ns", r->loaded[i].ns);
+			json_num("cycles", r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : NAN);
+			json_num("load_mbs", r->loaded[i].load_mbs);
+			json_close('}');
+		}
+		json_close(']');
+		json_close('}');
+	} else {
+		json_str("loaded", NULL);
+	}
+}
+
+/* ======================================================================
+ * The latency mode.
+ * ====================================================================== */
+
+/* The sizes of the sweep: geometric from --min, --steps-per-octave per
+ * doubling, each a whole number of strides and at least two lines, with
+ * --max itself as the last point. */
+static int lat_sizes(const struct options *o, size_t stride, size_t *out,
+		     int maxout)
+{
+	int n = 0, i;
+	for (i = 0; n < maxout; i++) {
+		double sz = (double)o->lat_min * pow(2.0, (double)i / o->spo);
+		size_t b;
+		if (sz > (double)o->lat_max * (1 + 1e-12))
+			break;
+		b = (size_t)(sz / (double)stride) * stride;
+		if (b < 2 * stride || (n && out[n - 1] == b))
+			continue;
+		out[n++] = b;
+	}
+	if (n < maxout && o->lat_max / stride >= 2 &&
+	    (n == 0 || out[n - 1] < o->lat_max / stride * stride))
+		out[n++] = (size_t)(o->lat_max / stride * stride);
+	return n;
+}
+
+/* Refuse what cannot run, before anything is allocated or printed. */
+static void lat_check(struct options *o, const struct system_info *si)
+{
+	unsigned long long phys = physical_memory();
+	char b1[32], b2[32];
+	int i;
+
+	if (o->nstrides == 0) {
+		int line = 0;
+		for (i = 0; i < si->ncaches; i++)
+			if (si->caches[i].level == 1 &&
+			    strcmp(si->caches[i].type, "Instruction") != 0)
+				line = si->caches[i].line;
+		o->strides[0] = line >= (int)sizeof(void *) &&
+				line % (int)sizeof(void *) == 0 ? (size_t)line : 64;
+		o->nstrides = 1;
+	}
+	if (o->curve_in)
+		return;
+	if (o->lat_min > o->lat_max) {
+		format_bytes(b1, sizeof(b1), o->lat_min);
+		format_bytes(b2, sizeof(b2), o->lat_max);
+		die("--min %s is larger than --max %s", b1, b2);
+	}
+	if (o->lat_max > (unsigned long long)SIZE_MAX / 2 ||
+	    (phys && o->lat_max > phys)) {
+		format_bytes(b1, sizeof(b1), o->lat_max);
+		format_bytes(b2, sizeof(b2), phys);
+		die("--max %s is larger than this machine's physical memory (%s)",
+		    b1, b2);
+	}
+	for (i = 0; i < o->nstrides; i++) {
+		if (o->strides[i] > o->lat_max / 2)
+			die("--stride %zu: a chain needs two strides, but --max is "
+			    "%llu bytes", o->strides[i], o->lat_max);
+		if (o->lat_max / o->strides[i] > UINT32_MAX)
+			die("--stride %zu: --max %llu makes more than 2^32 lines",
+			    o->strides[i], o->lat_max);
+	}
+	if (o->alloc == A_STATIC &&
+	    (BENCH_NO_STATIC ||
+	     o->lat_max > (unsigned long long)(STREAM_ARRAY_SIZE + OFFSET) *
+				  sizeof(elem_t)))
+		die("--alloc static: the chase buffer of %llu bytes does not fit "
+		    "the compiled static array", o->lat_max);
+	if (o->alloc == A_HUGETLB) {
+		size_t hp = hugetlb_page_bytes();
+		if (!hp)
+			die("--alloc hugetlb: this kernel reports no huge page size");
+		hugetlb_check_pool(((size_t)o->lat_max + hp - 1) / hp);
+	}
+#ifndef _OPENMP
+	if (o->load_threads > 0)
+		die("--load-threads: loaded latency needs OpenMP; rebuild with "
+		    "-fopenmp");
+#endif
+}
+
+/* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
+ * a synthetic curve) and print the summary of each stride block. */
+static int lat_curve_file(const struct options *o)
+{
+	FILE *f = strcmp(o->curve_in, "-") ? fopen(o->curve_in, "r") : stdin;
+	char line[512];
+	double *bytes = NULL, *ns = NULL;
+	int n = 0, cap = 0, lineno = 0, blocks = 0, done = 0;
+	long stride = 0;
+	struct lat_summary sum;
+
+	if (!f)
+		die("--curve-in %s: %s", o->curve_in, strerror(errno));
+	if (json_output) {
+		json_open(NULL, '{');
+		json_str("schema", JSON_SCHEMA);
+		json_str("mode", "latency");
+		json_str("source", o->curve_in);
+		json_open("summary", '[');
+	}
+	while (!done) {
+		double mb, v;
+		char extra;
+		int eof = !fgets(line, sizeof(line), f);
+		lineno++;
+		if (!eof && line[0] == '"') {
+			if (sscanf(line, "\"stride=%ld", &stride) != 1)
+				stride = 0;
+			continue;
+		}
+		if (!eof && sscanf(line, "%lf %lf %c", &mb, &v, &extra) == 2) {
+			if (!(mb > 0) || !(v > 0) || (n && mb * 1048576.0 <= bytes[n - 1]))
+				die("--curve-in %s:%d: sizes must be positive and rising, "
+				    "latencies positive", o->curve_in, lineno);
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				bytes = realloc(bytes, (size_t)cap * sizeof(*bytes));
+				ns = realloc(ns, (size_t)cap * sizeof(*ns));
+				if (!bytes || !ns)
+					die("out of memory reading --curve-in");
+			}
+			bytes[n] = mb * 1048576.0;
+			ns[n++] = v;
+			continue;
+		}
+		if (!eof && line[0] != '\n' && line[0] != '#')
+			die("--curve-in %s:%d: not a \"size_MB ns\" line", o->curve_in,
+			    lineno);
+		if (n == 0) {
+			done = eof;
+			continue;
+		}
+		/* a blank line, a comment or the end closes a block */
+		lat_analyse(bytes, ns, n, NULL, &sum);
+		blocks++;
+		if (json_output)
+			lat_json_summary((size_t)stride, &sum, o->mhz);
+		else
+			lat_print_levels((size_t)stride, &sum, o->mhz);
+		n = 0;
+		done = eof;
+	}
+	if (f != stdin)
+		fclose(f);
+	free(bytes);
+	free(ns);
+	if (blocks == 0)
+		die("--curve-in %s: no \"size_MB ns\" lines", o->curve_in);
+	if (json_output) {
+		json_close(']');
+		json_close('}');
+	}
+	return 0;
+}
+
+/* Measure and report latency.  summary_only (bench all) drops the
+ * curve from the text; in JSON the caller owns the enclosing object when
+ * json_body_only is set. */
+static int latency_mode(struct options *o, const struct system_info *si,
+			int summary_only, int json_body_only)
+{
+	struct lat_run r;
+	size_t *sizes;
+	int maxsizes, s, i;
+	double t_start = now();
+	elem_t *static_buf = NULL;
+
+	lat_check(o, si);
+	if (o->curve_in)
+		return lat_curve_file(o);
+	memset(&r, 0, sizeof(r));
+	maxsizes = o->spo * 64 + 2;
+	sizes = malloc((size_t)maxsizes * sizeof(*sizes));
+	r.pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r.pts));
+	r.sums = calloc((size_t)o->nstrides, sizeof(*r.sums));
+	if (!sizes || !r.pts || !r.sums)
+		die("out of memory for the sweep");
+#if !BENCH_NO_STATIC
+	static_buf = static_a;
+#endif
+	if (region_alloc(&r.buf, (size_t)o->lat_max, o->alloc, 0, static_buf) != 0)
+		die("--alloc %s: could not obtain %.1f MiB for the chase buffer (%s)",
+		    alloc_names[o->alloc], (double)o->lat_max / 1048576.0,
+		    strerror(errno));
+	r.ncpus = allowed_cpus(r.cpus, MAX_THREADS);
+	if (bench_pins(o) && r.ncpus > 0)
+		pin_to_cpu(r.cpus[0]);
+	r.cpu = current_cpu();
+	memset(r.buf.data, 0, r.buf.bytes); /* fault it in before timing */
+	page_report(r.buf.data, r.buf.bytes, &r.pages);
+	if (o->mhz > 0) {
+		r.mhz = o->mhz;
+		r.mhz_source = "from --mhz";
+	} else {
+		r.mhz = lat_measure_mhz();
+		r.mhz_source = "measured: " LAT_CLOCK_METHOD "; --mhz overrides";
+	}
+
+	for (s = 0; s < o->nstrides; s++) {
+		struct lat_chain c;
+		size_t stride = o->strides[s];
+		int n = lat_sizes(o, stride, sizes, maxsizes), first = r.npts;
+		double *xb, *yn;
+		lat_chain_init(&c, r.buf.data, (size_t)o->lat_max, stride,
+			       (enum lat_pattern)o->pattern, lat_page_bytes());
+		if (!json_output && !summary_only)
+			printf("\"stride=%zu\n", stride);
+		for (i = 0; i < n; i++) {
+			struct lat_point *p = &r.pts[r.npts++];
+			size_t lines = sizes[i] / stride;
+			void *heads[1];
+			heads[0] = lat_chain_build(&c, lines);
+			if (lines <= LAT_CHECK_LINES && lat_chain_check(heads[0], lines))
+				die("internal error: the chain of %zu lines is not one "
+				    "cycle", lines);
+			p->stride = stride;
+			p->bytes = sizes[i];
+			lat_time_point(heads, 1, p);
+			r.unstable += !p->stable;
+			if (!json_output && !summary_only) {
+				lat_print_point(p);
+				fflush(stdout);
+			}
+		}
+		if (!json_output && !summary_only)
+			printf("\n");
+		xb = malloc((size_t)(n ? n : 1) * sizeof(*xb));
+		yn = malloc((size_t)(n ? n : 1) * sizeof(*yn));
+		if (!xb || !yn)
+			die("out of memory for the summary");
+		for (i = 0; i < n; i++) {
+			xb[i] = (double)r.pts[first + i].bytes;
+			yn[i] = r.pts[first + i].ns;
+		}
+		lat_analyse(xb, yn, n, si, &r.sums[s]);
+		free(xb);
+		free(yn);
+		if (s == 0 && o->chains > 1)
+			lat_mlp_run(o, &c, (size_t)o->lat_max / stride, &r);
+#ifdef _OPENMP
+		if (s == 0 && o->load_threads > 0) {
+			size_t lines = (size_t)o->lat_max / stride;
+			r.load_bytes = o->lat_max > LAT_LOAD_MIN_BYTES ?
+				       (size_t)o->lat_max : LAT_LOAD_MIN_BYTES;
+			lat_loaded_run(o, lat_chain_build(&c, lines), &r);
+		}
+#endif
+		lat_chain_free(&c);
+	}
+	r.elapsed = now() - t_start;
+	if (o->mhz <= 0) {
+		r.mhz_end = lat_measure_mhz();
+		if (fabs(r.mhz_end / r.mhz - 1) > LAT_CLOCK_DRIFT)
+			lat_warn("the clock estimate moved from %.0f to %.0f MHz during the "
+			     "run; cycle counts are uncertain (pin the frequency or "
+			     "pass --mhz)", r.mhz, r.mhz_end);
+	}
+	if (r.pages.known && r.pages.huge_pct < 50 &&
+	    (o->alloc == A_THP || o->alloc == A_HUGETLB))
+		lat_warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
+		     alloc_names[o->alloc], r.pages.huge_pct);
+
+	if (json_output) {
+		if (!json_body_only) {
+			json_open(NULL, '{');
+			json_str("schema", JSON_SCHEMA);
+			json_str("mode", "latency");
+			json_build();
+			json_system(si);
+		}
+		lat_json_body(o, &r);
+		if (!json_body_only) {
+			json_warnings();
+			json_close('}');
+		}
+	} else {
+		lat_print_summary(o, si, &r);
+	}
+	region_free(&r.buf);
+	free(sizes);
+	free(r.pts);
+	free(r.sums);
+	return 0;
+}
+
+/* bench all: STREAM's bandwidth report, then the latency summary. */
+static int all_mode(struct options *o, const struct system_info *si)
+{
+	int rc;
+	lat_check(o, si); /* refuse bad latency options before any output */
+	if (json_output) {
+		json_open(NULL, '{');
+		json_str("schema", JSON_SCHEMA);
+		json_str("mode", "all");
+		json_build();
+		json_system(si);
+		rc = stream_mode(o, si, 1);
+		json_open("latency", '{');
+		latency_mode(o, si, 1, 1);
+		json_close('}');
+		json_warnings();
+		json_close('}');
+	} else {
+		rc = stream_mode(o, si, 0);
+		fflush(stdout);
+		latency_mode(o, si, 1, 0);
+	}
+	return rc;
+}
+
+/* ======================================================================
  * Info mode and the entry point.
  * ====================================================================== */
 
@@ -2276,9 +3855,11 @@ int main(int argc, char **argv)
 		rc = info_mode(&si);
 		break;
 	case M_LATENCY:
+		rc = latency_mode(&o, &si, 0, 0);
+		break;
 	case M_ALL:
-		die("mode '%s' is not available in this build yet",
-		    mode_name(o.mode));
+		rc = all_mode(&o, &si);
+		break;
 	}
 	fflush(stdout);
 	return rc;
