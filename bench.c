@@ -2690,7 +2690,7 @@ static unsigned long lat_adds(unsigned long x, size_t calls)
 	}
 	return x;
 }
-#else
+#elif defined(__OPTIMIZE__)
 #define LAT_CLOCK_METHOD "dependent add chain (portable C, volatile operand)"
 static unsigned long lat_adds(unsigned long x, size_t calls)
 {
@@ -2701,6 +2701,15 @@ static unsigned long lat_adds(unsigned long x, size_t calls)
 			x += one;
 	}
 	return x;
+}
+#else
+/* Unoptimised C keeps x in memory: each add would cost a store-forward,
+ * not a cycle, so there is no honest estimate. */
+#define LAT_CLOCK_METHOD ""
+#define LAT_NO_CLOCK 1
+static unsigned long lat_adds(unsigned long x, size_t calls)
+{
+	return x + calls;
 }
 #endif
 
@@ -2806,6 +2815,9 @@ static void lat_time_point(void **heads, int chains, struct lat_point *pt)
  * about LAT_CLOCK_RUN_NS each. */
 static double lat_measure_mhz(void)
 {
+#ifdef LAT_NO_CLOCK
+	return 0;
+#else
 	size_t calls = 1000;
 	unsigned long x = 0;
 	double best = HUGE_VAL, t;
@@ -2827,6 +2839,7 @@ static double lat_measure_mhz(void)
 	}
 	lat_sink = (uintptr_t)x;
 	return 100.0 * (double)calls / best / 1e6;
+#endif
 }
 
 /* Latency warnings: in text they follow the curve as '#' lines, so the
@@ -2867,6 +2880,56 @@ static int lat_chain_check(void *head, size_t lines)
 		n++;
 	} while (p != head && n <= lines);
 	return n == lines ? 0 : -1;
+}
+
+/* Natural log and exp in plain arithmetic: `cc bench.c` links no libm.
+ * Accurate to about 1e-12, far below any latency's noise. */
+static double lat_ln(double x)
+{
+	double k = 0, z, z2, term, sum = 0;
+	int i;
+	if (!(x > 0))
+		return -HUGE_VAL;
+	while (x >= 2) {
+		x /= 2;
+		k++;
+	}
+	while (x < 1) {
+		x *= 2;
+		k--;
+	}
+	/* ln x = 2 atanh((x-1)/(x+1)); |z| <= 1/3 converges fast */
+	z = (x - 1) / (x + 1);
+	z2 = z * z;
+	term = z;
+	for (i = 1; i < 60; i += 2) {
+		sum += term / i;
+		term *= z2;
+	}
+	return k * 0.69314718055994530942 + 2 * sum;
+}
+
+static double lat_exp(double y)
+{
+	double r = 1, term = 1;
+	int i, halvings = 0;
+	while (y > 0.5 || y < -0.5) {
+		y /= 2;
+		halvings++;
+	}
+	for (i = 1; i < 30; i++) {
+		term *= y / i;
+		r += term;
+	}
+	while (halvings-- > 0)
+		r *= r;
+	return r;
+}
+
+/* The geometric mean of two sizes. */
+static double lat_geomean(double a, double b)
+{
+	return lat_exp(0.5 * (lat_ln(a) + lat_ln(b)));
 }
 
 /* A flat stretch of the curve: points first..last. */
@@ -2925,16 +2988,17 @@ static double lat_median3(double a, double b, double c)
 static int lat_find_flats(const double *bytes, const double *ns, int n,
 			  struct lat_flat *out, int maxout)
 {
-	double tol = log(1.0 + LAT_PLATEAU_TOL);
+	double tol = lat_ln(1.0 + LAT_PLATEAU_TOL);
 	double *s = malloc((size_t)(n > 0 ? n : 1) * sizeof(*s));
 	int i, m = 0;
 	if (!s)
 		die("out of memory for plateau detection");
 	for (i = 0; i < n; i++)
-		s[i] = log(ns[i] > 1e-6 ? ns[i] : 1e-6);
+		s[i] = lat_ln(ns[i] > 1e-6 ? ns[i] : 1e-6);
 	for (i = 1; i + 1 < n; i++)
-		s[i] = lat_median3(log(ns[i - 1] > 1e-6 ? ns[i - 1] : 1e-6), s[i],
-				   log(ns[i + 1] > 1e-6 ? ns[i + 1] : 1e-6));
+		s[i] = lat_median3(lat_ln(ns[i - 1] > 1e-6 ? ns[i - 1] : 1e-6),
+				   s[i],
+				   lat_ln(ns[i + 1] > 1e-6 ? ns[i + 1] : 1e-6));
 	i = 0;
 	while (i < n) {
 		int j = i + 1;
@@ -2948,11 +3012,11 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			j++;
 		}
 		if (j - i >= LAT_PLATEAU_MIN_PTS &&
-		    log(bytes[j - 1] / bytes[i]) / log(2.0) >=
+		    lat_ln(bytes[j - 1] / bytes[i]) / lat_ln(2.0) >=
 			    LAT_PLATEAU_MIN_OCT - 1e-9) {
 			double lvl = median(ns + i, (size_t)(j - i));
 			/* a bump between two stretches at one level is noise */
-			if (m > 0 && fabs(log(lvl / out[m - 1].ns)) <= tol) {
+			if (m > 0 && fabs(lat_ln(lvl / out[m - 1].ns)) <= tol) {
 				out[m - 1].last = j - 1;
 			} else if (m < maxout) {
 				out[m].first = i;
@@ -2979,9 +3043,9 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		}
 		/* After the last stretch, a few points drifting up are not a
 		 * boundary; the curve must clearly leave the level. */
-		if (i + 1 == m && top - log(out[i].ns) < log(LAT_LEVEL_JUMP))
+		if (i + 1 == m && top - lat_ln(out[i].ns) < lat_ln(LAT_LEVEL_JUMP))
 			at = -1;
-		out[i].boundary = at >= 0 ? sqrt(bytes[at] * bytes[at + 1]) : 0;
+		out[i].boundary = at >= 0 ? lat_geomean(bytes[at], bytes[at + 1]) : 0;
 	}
 	free(s);
 	return m;
@@ -3525,7 +3589,8 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 {
 	int n = 0, i;
 	for (i = 0; n < maxout; i++) {
-		double sz = (double)o->lat_min * pow(2.0, (double)i / o->spo);
+		double sz = (double)o->lat_min *
+			    lat_exp((double)i / o->spo * 0.69314718055994530942);
 		size_t b;
 		if (sz > (double)o->lat_max * (1 + 1e-12))
 			break;
@@ -3713,7 +3778,10 @@ static int latency_mode(struct options *o, const struct system_info *si,
 		r.mhz_source = "from --mhz";
 	} else {
 		r.mhz = lat_measure_mhz();
-		r.mhz_source = "measured: " LAT_CLOCK_METHOD "; --mhz overrides";
+		r.mhz_source = r.mhz > 0 ? "measured: " LAT_CLOCK_METHOD
+					   "; --mhz overrides"
+			       : "this build has no reliable add chain (unoptimised, "
+				 "no inline asm); pass --mhz";
 	}
 
 	for (s = 0; s < o->nstrides; s++) {
@@ -3768,7 +3836,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
 		lat_chain_free(&c);
 	}
 	r.elapsed = now() - t_start;
-	if (o->mhz <= 0) {
+	if (o->mhz <= 0 && r.mhz > 0) {
 		r.mhz_end = lat_measure_mhz();
 		if (fabs(r.mhz_end / r.mhz - 1) > LAT_CLOCK_DRIFT)
 			lat_warn("the clock estimate moved from %.0f to %.0f MHz during the "

@@ -1,0 +1,288 @@
+#!/usr/bin/env bats
+# $stderr is set by bats' run; $TINY (test_helper) is a word list.
+# shellcheck disable=SC2154,SC2086
+# bench latency: lat_mem_rd's output contract, real chases on tiny sweeps,
+# the plateau detector on stored synthetic curves, and refused input.
+
+load test_helper
+
+FIX="$BATS_TEST_DIRNAME/fixtures"
+
+# A tiny sweep: 4 KiB to 64 KiB, two sizes per octave.
+SMALL=(--min 4K --max 64K --steps-per-octave 2)
+
+refused() {
+	run --separate-stderr "$BENCH" latency "$@"
+	assert_failure 2
+	assert_output ""
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
+		echo "expected one line on stderr, got: $stderr"
+		return 1
+	}
+	[[ "$stderr" == bench:* ]]
+}
+
+# level NAME FIELD: a field of the named level in the first summary.
+level() {
+	jq -r --arg n "$1" ".summary[0].levels[] | select(.name == \$n) | .$2"
+}
+
+@test "text output is lat_mem_rd's: header, size_MB ns lines, blank line, # summary" {
+	run "$BENCH" latency "${SMALL[@]}" --stride 64
+	assert_success
+	assert_line --index 0 '"stride=64'
+	# 4K, 5.6K, 8K, ... 64K: nine points, each "%.5f %.3f"
+	local i
+	for i in 1 2 3 4 5 6 7 8 9; do
+		[[ "${lines[$i]}" =~ ^[0-9]+\.[0-9]{5}\ [0-9]+\.[0-9]{3}$ ]] ||
+			{ echo "line $i: ${lines[$i]}"; return 1; }
+	done
+	[ "${lines[1]%% *}" = "0.00391" ]
+	[ "${lines[9]%% *}" = "0.06250" ]
+	# bats drops blank lines from $lines: the raw output has one after
+	# the curve, and every line after it is a '#' comment
+	printf '%s\n' "$output" | awk '
+		NR == 11 && $0 != "" { exit 1 }
+		NR > 11 && $0 !~ /^# / { exit 1 }'
+	assert_line --regexp '^# stride=64: L1d '
+	assert_line --regexp '^# clock: [0-9]+ MHz, measured'
+	assert_line --regexp '^# OS-reported caches:'
+}
+
+@test "sizes rise geometrically and end at --max" {
+	run "$BENCH" latency --min 4K --max 100K --steps-per-octave 4
+	assert_success
+	printf '%s\n' "$output" | awk '
+		/^[0-9]/ { if (prev != "" && $1 <= prev) exit 1; prev = $1; last = $1 }
+		END { if (last != "0.09766") exit 1 }'
+}
+
+@test "several strides: one header each, a blank line after each curve" {
+	run "$BENCH" latency "${SMALL[@]}" --stride 64,128
+	assert_success
+	[ "$(printf '%s\n' "$output" | grep -c '^"stride=')" -eq 2 ]
+	printf '%s\n' "$output" | awk '
+		/^"stride=128/ { if (prev != "") exit 1; seen = 1 }
+		{ prev = $0 }
+		END { if (!seen) exit 1 }'
+	assert_line --regexp '^# stride=128: '
+}
+
+@test "a real chase: 64 MiB random is slower than 16 KiB" {
+	run "$BENCH" latency --min 16K --max 64M --steps-per-octave 1 --json
+	assert_success
+	local small big
+	small=$(printf '%s\n' "$output" | jq '.curve[] | select(.bytes == 16384) | .ns')
+	big=$(printf '%s\n' "$output" | jq '.curve[] | select(.bytes == 67108864) | .ns')
+	echo "16 KiB: $small ns, 64 MiB: $big ns"
+	awk -v s="$small" -v b="$big" 'BEGIN { exit !(b > 3 * s) }'
+}
+
+@test "L1 latency in cycles is a small integer (one load per chase step)" {
+	run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
+	assert_success
+	local cyc
+	cyc=$(printf '%s\n' "$output" | level L1d cycles)
+	echo "L1d: $cyc cycles"
+	awk -v c="$cyc" 'BEGIN {
+		r = int(c + 0.5)
+		exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }'
+}
+
+@test "--mhz overrides the clock estimate and says so" {
+	run "$BENCH" latency "${SMALL[@]}" --mhz 1000 --json
+	assert_success
+	[ "$(printf '%s\n' "$output" | jq -r .clock.source)" = "from --mhz" ]
+	printf '%s\n' "$output" |
+		jq -e '.curve[0] | (.cycles - .ns) | fabs < 1e-6' >/dev/null
+}
+
+@test "JSON parses and carries curve, summary and the page report" {
+	run "$BENCH" latency "${SMALL[@]}" --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		.schema == "membench/1" and .mode == "latency" and
+		.run.pattern == "random" and .run.strides == [64] and
+		(.curve | length) == 9 and .curve[0].bytes == 4096 and
+		(.curve | all(.ns > 0 and .repeats >= 1)) and
+		.summary[0].stride == 64 and (.summary[0].levels | length) >= 1 and
+		.run.buffer.page_kib >= 4 and (.clock.mhz > 100) and
+		.build.compiler != null and .system.caches != null' >/dev/null
+}
+
+@test "stride and page patterns run" {
+	run "$BENCH" latency "${SMALL[@]}" --pattern stride
+	assert_success
+	assert_line --regexp '^# membench .* pattern stride'
+	run "$BENCH" latency --min 4K --max 256K --steps-per-octave 1 --pattern page
+	assert_success
+	assert_line --regexp '^# membench .* pattern page'
+}
+
+@test "--alloc applies to the chase buffer and its pages are reported" {
+	run "$BENCH" latency "${SMALL[@]}" --alloc malloc --json
+	assert_success
+	[ "$(printf '%s\n' "$output" | jq -r .run.alloc)" = malloc ]
+	run "$BENCH" latency --min 4M --max 4M --alloc thp --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '.run.buffer.huge_pct >= 0' >/dev/null
+}
+
+@test "--chains: ns per load falls and parallelism is reported" {
+	run "$BENCH" latency --min 8M --max 8M --chains 4 --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		(.mlp.rows | map(.chains)) == [1, 2, 4] and
+		.mlp.rows[0].parallelism == 1 and
+		.mlp.rows[2].ns_per_load < .mlp.rows[0].ns_per_load' >/dev/null
+	run "$BENCH" latency --min 8M --max 8M --chains 3
+	assert_success
+	assert_line --regexp '^# memory-level parallelism at 8 MiB'
+	assert_line --regexp '^#    3 '
+}
+
+@test "--load-threads: a table of latency against achieved bandwidth" {
+	"$BENCH" info --json | jq -e '.build.openmp != null' >/dev/null ||
+		skip "this bench has no OpenMP"
+	run "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		(.loaded.rows | length) == 10 and .loaded.rows[-1].delay == 0 and
+		(.loaded.rows | all(.ns > 0 and .load_mbs > 0)) and
+		(.loaded.load_cpus | length) == 1' >/dev/null
+}
+
+@test "--load-threads without OpenMP is refused" {
+	local serial
+	serial=$(build_variant serial gcc -std=c99 -O2)
+	BENCH="$serial" refused --load-threads 1
+	[[ "$stderr" == *"loaded latency needs OpenMP"* ]]
+}
+
+@test "detector: four levels with 3% noise and spikes" {
+	run "$BENCH" latency --curve-in "$FIX/curve-4level.txt" --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		def near(a; b; f): a >= b / f and a <= b * f;
+		.summary[0].levels as $l |
+		($l | map(.name)) == ["L1d", "L2", "L3", "DRAM"] and
+		near($l[0].ns; 1.2; 1.1) and near($l[1].ns; 4; 1.1) and
+		near($l[2].ns; 13; 1.1) and near($l[3].ns; 100; 1.1) and
+		near($l[0].boundary_bytes; 49152; 1.41) and
+		near($l[1].boundary_bytes; 2097152; 1.41) and
+		near($l[2].boundary_bytes; 33554432; 1.41) and
+		$l[3].boundary_bytes == null' >/dev/null
+}
+
+@test "detector: the same hierarchy with 8% noise" {
+	run "$BENCH" latency --curve-in "$FIX/curve-noisy.txt" --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		def near(a; b; f): a >= b / f and a <= b * f;
+		.summary[0].levels as $l |
+		($l | map(.name)) == ["L1d", "L2", "L3", "DRAM"] and
+		near($l[1].ns; 4; 1.15) and near($l[3].ns; 100; 1.15) and
+		near($l[1].boundary_bytes; 2097152; 1.41)' >/dev/null
+}
+
+@test "detector: POWER9-like sizes from the seed, cycles from --mhz" {
+	run "$BENCH" latency --curve-in "$FIX/curve-power9.txt" --mhz 2000
+	assert_success
+	assert_output --regexp 'L1d 3[0-9.]+ KiB 1.0[0-9] ns 2.1 cyc \| L2 5[0-9.]+ KiB 4.2[0-9] ns'
+	assert_output --regexp '\| L3 (9|10|11)[0-9.]* MiB 9.[0-9]+ ns .* \| DRAM 7[0-9.]+ ns'
+}
+
+@test "detector: a sweep that stops in L2 says DRAM was not reached" {
+	run "$BENCH" latency --curve-in "$FIX/curve-no-dram.txt"
+	assert_success
+	assert_line --regexp '^# stride=64: L1d .* \| L2 3.[0-9]+ ns$'
+	assert_line --partial 'DRAM not reached'
+}
+
+@test "detector reads bench's own output back" {
+	"$BENCH" latency "${SMALL[@]}" >"$BATS_TEST_TMPDIR/own.txt"
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/own.txt"
+	assert_success
+	assert_line --regexp '^# stride=64: L1d '
+}
+
+@test "--curve-in refuses a file that is not a curve" {
+	printf 'hello world\n' >"$BATS_TEST_TMPDIR/bad.txt"
+	refused --curve-in "$BATS_TEST_TMPDIR/bad.txt"
+	[[ "$stderr" == *'not a "size_MB ns" line'* ]]
+	refused --curve-in "$BATS_TEST_TMPDIR/missing.txt"
+}
+
+@test "bad input: --min larger than --max" {
+	refused --min 1M --max 64K
+	[[ "$stderr" == *"--min 1 MiB is larger than --max 64 KiB"* ]]
+}
+
+@test "bad input: --stride 0 and a stride that is not a pointer multiple" {
+	refused --stride 0
+	[[ "$stderr" == *"--stride: 0 is not a positive multiple"* ]]
+	refused --stride 12
+}
+
+@test "bad input: a stride larger than --max" {
+	refused --stride 1M --max 64K
+	[[ "$stderr" == *"--stride 1048576"* ]]
+}
+
+@test "bad input: unknown pattern" {
+	refused --pattern zigzag
+	[[ "$stderr" == *"unknown pattern 'zigzag'"* ]]
+}
+
+@test "bad input: --chains 0 and too many chains" {
+	refused --chains 0
+	[[ "$stderr" == *"--chains"* ]]
+	refused --chains 17
+}
+
+@test "bad input: --max larger than physical memory" {
+	refused --max 64T --stride 65536
+	[[ "$stderr" == *"larger than this machine's physical memory"* ]]
+}
+
+@test "bad input: --mhz must be a positive number" {
+	refused --mhz -5
+	refused --mhz abc
+}
+
+@test "latency options do not apply to stream" {
+	run --separate-stderr "$BENCH" stream --chains 2
+	assert_failure 2
+	[[ "$stderr" == *"--chains does not apply to mode 'stream'"* ]]
+}
+
+@test "bench all: STREAM's table, then the latency summary" {
+	run "$BENCH" all $TINY --max 1M --steps-per-octave 2
+	assert_success
+	assert_line --regexp '^Triad: +[0-9]'
+	assert_line --partial 'Solution Validates'
+	assert_line --regexp '^# stride=64: L1d '
+	refute_line --regexp '^"stride='
+	run "$BENCH" all $TINY --max 1M --steps-per-octave 2 --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		.mode == "all" and (.results | length) == 4 and
+		.latency.summary[0].levels[0].name == "L1d" and
+		(.latency.curve | length) > 0' >/dev/null
+}
+
+@test "bench all refuses bad latency options before measuring" {
+	run --separate-stderr "$BENCH" all $TINY --min 1M --max 64K
+	assert_failure 2
+	assert_output ""
+}
+
+@test "harness/time-latency-sweep times runs and prints medians" {
+	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 1 -b "$BENCH" -- \
+		--min 4K --max 64K --steps-per-octave 2
+	assert_success
+	assert_line --regexp '^bench +1 +[0-9.]+ +1\.'
+	assert_line --regexp '^bench +median '
+	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n x
+	assert_failure 2
+}
