@@ -2094,13 +2094,17 @@ static void print_results_text(const struct stream_run *r, unsigned kernels)
 	printf(HLINE);
 }
 
+/* Medians and spread, outside STREAM's table and with labels that STREAM
+ * parsers (which match "Copy:" and friends) do not pick up. */
 static void print_medians_text(const struct stream_run *r, unsigned kernels)
 {
 	int k;
-	printf("Function    Median MB/s    Median time  Spread (max/min)\n");
+	printf("Medians over repetitions 2..%llu (MB/s, seconds, max/min time):\n",
+	       r->ntimes);
 	for (k = 0; k < NKERNELS; k++)
 		if (kernels & (1u << k))
-			printf("%s%12.1f  %11.6f  %10.3f\n", kernel_defs[k].label,
+			printf("  median %-6s %12.1f  %11.6f  spread %.3f\n",
+			       kernel_display((enum kernel_id)k),
 			       1.0E-06 * kernel_bytes(k, r->n) / r->med_t[k],
 			       r->med_t[k], r->max_t[k] / r->min_t[k]);
 	printf(HLINE);
