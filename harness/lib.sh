@@ -182,6 +182,18 @@ save_for_restore() {
 	RESTORE_KIND+=("$1") RESTORE_TARGET+=("$2") RESTORE_VALUE+=("$3")
 }
 
+# saved_value KIND TARGET: the value a knob had before we first touched it.
+saved_value() {
+	local i
+	for i in "${!RESTORE_TARGET[@]}"; do
+		if [ "${RESTORE_KIND[$i]}" = "$1" ] && [ "${RESTORE_TARGET[$i]}" = "$2" ]; then
+			printf '%s' "${RESTORE_VALUE[$i]}"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # restore_all: undo every change, newest first.  Safe to call twice.
 restore_all() {
 	local i kind target value now min max
@@ -410,10 +422,10 @@ bind_setup() {
 		;;
 	libomp|libiomp5)
 		BIND_ENV+=("KMP_AFFINITY=$kmp")
-		[ "$spec" = spread ] && mapfile -t PLACES < <(scatter_order)
+		if [ "$spec" = spread ]; then mapfile -t PLACES < <(scatter_order); fi
 		;;
 	*)
-		[ "$spec" = spread ] && BIND_KIND=omp-spread
+		if [ "$spec" = spread ]; then BIND_KIND=omp-spread; fi
 		warn "OpenMP runtime '$RUNTIME' ($RUNTIME_HOW): only OMP_PROC_BIND/OMP_PLACES are set"
 		;;
 	esac
@@ -435,9 +447,13 @@ expected_cpu() {
 # verify_binding JSONFILE: compare .run.threads[].cpu with what the preset
 # asks.  Sets BIND_VERIFIED (true|false|null), BIND_OBSERVED, BIND_NOTE.
 verify_binding() {
-	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max
+	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved
 	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
 	mapfile -t pairs < <(jq -r '.run.threads[]? | "\(.thread) \(.cpu)"' "$json" 2>/dev/null)
+	# bench samples each thread's CPU before and after the kernels: a bound
+	# thread must not have moved.
+	moved=$(jq -r '[.run.threads[]? | select(.cpu_end != null and .cpu_end != .cpu)
+		| "thread \(.thread) moved from CPU \(.cpu) to \(.cpu_end);"] | join(" ")' "$json" 2>/dev/null || true)
 	t=${#pairs[@]}
 	for pair in "${pairs[@]}"; do BIND_OBSERVED="$BIND_OBSERVED${BIND_OBSERVED:+ }${pair% *}:${pair#* }"; done
 	if [ "$BIND_KIND" = none ]; then
@@ -468,6 +484,7 @@ verify_binding() {
 	max=$(((t + ${#PLACES[@]} - 1) / ${#PLACES[@]}))
 	load=$(printf '%s\n' "${pairs[@]}" | awk '{print $2}' | sort | uniq -c | awk -v m="$max" '$1 > m {print $2}' | tr '\n' ' ')
 	[ -z "$load" ] || bad="$bad CPU(s) $load hold more than $max threads;"
+	[ -z "$moved" ] || bad="$bad $moved"
 	if [ -n "$bad" ]; then
 		BIND_VERIFIED=false BIND_NOTE="binding did not take:${bad%;}"
 	else
@@ -1163,7 +1180,9 @@ llc_from_curve() {
 		}'
 }
 
-bench_has_latency() { "$BENCH" latency --help >/dev/null 2>&1; }
+# bench_has_latency: a tiny chase; --help would succeed even in a bench
+# whose latency mode is not built yet.
+bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }
 
 # summary_latency_table: sizes down, one column per step, ns per load.
 summary_latency_table() {

@@ -3,9 +3,9 @@
 # a fake bench that prints bench's documented output shapes, for the tests
 # that check the harness's own logic.  Tests of real sweeps use ./bench.
 
+# Load after test_helper (which brings bats-support and bats-assert).
+
 HARNESS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-load /usr/lib/bats/bats-support/load.bash
-load /usr/lib/bats/bats-assert/load.bash
 
 # make_fake_machine DIR: a 2-package, 2-core, 2-thread (8 CPU) box with
 # cpufreq, intel_pstate, SMT control, THP and a huge page pool, CPUs numbered
@@ -58,11 +58,14 @@ echo "$*" >>"${FAKE_BENCH_LOG:-/dev/null}"
 mode=stream
 case "${1:-}" in stream|latency|all|info) mode=$1; shift ;; esac
 case "${1:-}" in --version) echo 'bench fake 0'; exit 0 ;; esac
-threads=2 size=1000 json=0
+threads=2 size=1000 json=0 max_mb=64
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t|--threads) threads=$2; shift ;;
 	-s|--size) size=$2; shift ;;
+	--max) case "$2" in *K) max_mb=$(awk -v v="${2%K}" 'BEGIN { print v / 1024 }') ;;
+		*M) max_mb=${2%M} ;; *G) max_mb=$((${2%G} * 1024)) ;; *) max_mb=$(($2 / 1048576)) ;; esac
+		shift ;;
 	--json) json=1 ;;
 	--help) if [ "$mode" = latency ] && [ -n "${FAKE_NO_LATENCY:-}" ]; then echo 'bench: unknown mode latency' >&2; exit 2; fi
 		echo usage; exit 0 ;;
@@ -76,11 +79,12 @@ if [ "$mode" = latency ]; then
 	[ -z "${FAKE_NO_LATENCY:-}" ] || { echo 'bench: unknown mode latency' >&2; exit 2; }
 	sleep "${FAKE_BENCH_SLEEP:-0}"
 	thp=$(cat "${MEMBENCH_SYSFS:-/sys}/kernel/mm/transparent_hugepage/enabled")
-	case "$thp" in *'[always]'*) mem=80 ;; *) mem=100 ;; esac
+	case "$thp" in always|*'[always]'*) mem=80 ;; *) mem=100 ;; esac
+	# A 4 MiB cache in front of memory, half-octave steps from 4 KiB to --max.
 	echo '"stride=64'
-	for mb in 0.00391 0.01563 0.06250 0.25000 1.00000 4.00000 16.00000; do
-		awk -v m="$mb" -v mem="$mem" 'BEGIN { c = 4; l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l }'
-	done
+	awk -v max="$max_mb" -v mem="$mem" 'BEGIN { c = 4
+		for (e = -16; 2 ^ (e / 2) <= max; e++) { m = 2 ^ (e / 2)
+			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
 	echo
 	echo 'summary: fake'
 	exit 0
@@ -150,4 +154,17 @@ esac
 printf '%s\n' "$value" >"$1"
 EOF
 	chmod +x "$1"
+}
+
+# make_fake_tool DIR NAME SCRIPT: put a stand-in command on a PATH directory.
+make_fake_tool() {
+	mkdir -p "$1"
+	printf '#!/bin/bash\n%s\n' "$3" >"$1/$2"
+	chmod +x "$1/$2"
+}
+
+# real_bench: the ./bench make check built, or skip.
+real_bench() {
+	[ -x "$HARNESS_REPO/bench" ] || skip "no ./bench (run make first)"
+	printf '%s' "$HARNESS_REPO/bench"
 }
