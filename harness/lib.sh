@@ -1015,28 +1015,30 @@ summary_stream_table() {
 		(.[0].params | keys_unsorted) as $pk
 		| (reduce (.[] | .bench.results[]?.kernel) as $k ([]; if any(.[]; . == $k) then . else . + [$k] end)) as $ks
 		| ([($pk | length)] | @tsv),
-		  ($pk + ["Thread:CPU"] + $ks + ["Status"] | @tsv),
+		  ($pk + ["Thread:CPU", "Pages"] + $ks + ["Status"] | @tsv),
 		  (.[] | . as $r
 		   | [($pk[] | ($r.params[.] | tostring))]
 		     + [(if $r.binding.observed == "" then "-" else $r.binding.observed end)]
+		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct)% huge"] | unique | join(", ")
+		         | if . == "" then "-" else . end)]
 		     + [$ks[] as $k | ([$r.bench.results[]? | select(.kernel == $k)][0].best_mbs // "-") | tostring]
 		     + [$r.status + (if $r.binding.verified == true then ", binding verified" else "" end)]
 		   | @tsv)' "$RESULTS_DIR"/step-*.json |
 		awk -F'\t' -v peak="${PEAK_MBS:-}" '
 			NR == 1 { np = $1; next }
-			NR == 2 { nk = NF - np - 2
+			NR == 2 { nk = NF - np - 3
 				  line = "|"; sep = "|"
 				  for (i = 1; i <= NF; i++) {
 					h = $i
-					if (i > np + 1 && i <= np + 1 + nk) h = h " MB/s" (peak != "" ? " (% peak)" : "")
+					if (i > np + 2 && i <= np + 2 + nk) h = h " MB/s" (peak != "" ? " (% peak)" : "")
 					line = line " " h " |"
-					sep = sep ((i > np + 1 && i <= np + 1 + nk) ? " ---: |" : " --- |")
+					sep = sep ((i > np + 2 && i <= np + 2 + nk) ? " ---: |" : " --- |")
 				  }
 				  print line; print sep; next }
 			{ line = "|"
 			  for (i = 1; i <= NF; i++) {
 				c = $i
-				if (i > np + 1 && i <= np + 1 + nk && c ~ /^[0-9.eE+-]+$/) {
+				if (i > np + 2 && i <= np + 2 + nk && c ~ /^[0-9.eE+-]+$/) {
 					c = sprintf("%.1f", c)
 					if (peak != "") c = c sprintf(" (%.0f%%)", 100 * $i / peak)
 				}
