@@ -174,10 +174,16 @@ load test_helper
 	assert_line --regexp '^OpenMP: [0-9]+ \((libgomp|libomp|libiomp5|unknown)\)$'
 	assert_line --regexp '^Caches \(OS-reported\):'
 	assert_line --regexp '^Memory: .*THP (always|madvise|never|unavailable)'
+	assert_line --regexp '^Allowed CPUs: [0-9]'
 	run "$BENCH" info --json
 	assert_success
 	run jq -e '.mode == "info" and (.build.openmp_runtime | length > 0) and (.system.hostname | length > 0)' <<<"$output"
 	assert_success
+	# the allowed CPU set is read from the process, not assumed
+	command -v taskset >/dev/null || skip "no taskset"
+	run taskset -c 0 "$BENCH" info --json
+	run jq -r .process.allowed_cpus <<<"$output"
+	assert_output 0
 }
 
 @test "--help lists every option and --version prints the version" {
