@@ -1,0 +1,170 @@
+# shellcheck shell=bash
+# Helpers for the harness tests: a fake machine (sysfs and procfs trees) and
+# a fake bench that prints bench's documented output shapes, for the tests
+# that check the harness's own logic.  Tests of real sweeps use ./bench.
+
+# Load after test_helper (which brings bats-support and bats-assert).
+
+HARNESS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# make_fake_machine DIR: a 2-package, 2-core, 2-thread (8 CPU) box with
+# cpufreq, intel_pstate, SMT control, THP and a huge page pool, CPUs numbered
+# the way Linux does on Intel (siblings are N and N+4).
+make_fake_machine() {
+	local root=$1 cpu d
+	local sys=$root/sys proc=$root/proc
+	mkdir -p "$sys/devices/system/cpu/smt" "$sys/devices/system/cpu/intel_pstate" \
+		"$sys/kernel/mm/transparent_hugepage" "$sys/kernel/mm/hugepages/hugepages-2048kB" \
+		"$proc/sys/vm"
+	echo 0-7 >"$sys/devices/system/cpu/online"
+	echo on >"$sys/devices/system/cpu/smt/control"
+	echo 0 >"$sys/devices/system/cpu/intel_pstate/no_turbo"
+	for cpu in 0 1 2 3 4 5 6 7; do
+		d=$sys/devices/system/cpu/cpu$cpu
+		mkdir -p "$d/topology" "$d/cpufreq" "$d/cache/index0" "$d/cache/index2" "$d/cache/index3"
+		echo $(((cpu % 4) / 2)) >"$d/topology/physical_package_id"
+		echo $((cpu % 2)) >"$d/topology/core_id"
+		echo powersave >"$d/cpufreq/scaling_governor"
+		echo 'performance powersave userspace' >"$d/cpufreq/scaling_available_governors"
+		echo '2600000 2000000 1200000' >"$d/cpufreq/scaling_available_frequencies"
+		echo '<unsupported>' >"$d/cpufreq/scaling_setspeed"
+		echo 1200000 >"$d/cpufreq/cpuinfo_min_freq"
+		echo 2600000 >"$d/cpufreq/cpuinfo_max_freq"
+		echo 1200000 >"$d/cpufreq/scaling_min_freq"
+		echo 2600000 >"$d/cpufreq/scaling_max_freq"
+		echo 1800000 >"$d/cpufreq/scaling_cur_freq"
+		echo acpi-cpufreq >"$d/cpufreq/scaling_driver"
+		echo 1 >"$d/cache/index0/level"; echo Data >"$d/cache/index0/type"; echo 48K >"$d/cache/index0/size"
+		echo 2 >"$d/cache/index2/level"; echo Unified >"$d/cache/index2/type"; echo 1024K >"$d/cache/index2/size"
+		echo 3 >"$d/cache/index3/level"; echo Unified >"$d/cache/index3/type"; echo 4M >"$d/cache/index3/size"
+	done
+	echo 'always [madvise] never' >"$sys/kernel/mm/transparent_hugepage/enabled"
+	echo 'always defer defer+madvise [madvise] never' >"$sys/kernel/mm/transparent_hugepage/defrag"
+	echo 0 >"$sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+	echo 0 >"$proc/sys/vm/nr_hugepages"
+	printf 'MemTotal: 24000000 kB\nHugePages_Total: 0\nHugepagesize: 2048 kB\n' >"$proc/meminfo"
+	echo 'BOOT_IMAGE=/vmlinuz fake' >"$proc/cmdline"
+}
+
+# make_fake_bench PATH: a bench stand-in.  It logs each call to
+# $FAKE_BENCH_LOG, sleeps $FAKE_BENCH_SLEEP seconds, reports runtime
+# $FAKE_RUNTIME, and reports thread i on CPU word i of $FAKE_CPUS (default:
+# CPU i).  The rates it prints are made up; tests only check the harness.
+make_fake_bench() {
+	cat >"$1" <<'EOF'
+#!/bin/bash
+set -eu
+echo "$*" >>"${FAKE_BENCH_LOG:-/dev/null}"
+mode=stream
+case "${1:-}" in stream|latency|all|info) mode=$1; shift ;; esac
+case "${1:-}" in --version) echo 'bench fake 0'; exit 0 ;; esac
+threads=2 size=1000 json=0 max_mb=64
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-t|--threads) threads=$2; shift ;;
+	-s|--size) size=$2; shift ;;
+	--max) case "$2" in *K) max_mb=$(awk -v v="${2%K}" 'BEGIN { print v / 1024 }') ;;
+		*M) max_mb=${2%M} ;; *G) max_mb=$((${2%G} * 1024)) ;; *) max_mb=$(($2 / 1048576)) ;; esac
+		shift ;;
+	--json) json=1 ;;
+	--help) if [ "$mode" = latency ] && [ -n "${FAKE_NO_LATENCY:-}" ]; then echo 'bench: unknown mode latency' >&2; exit 2; fi
+		echo usage; exit 0 ;;
+	--bad) echo 'bench: bad option --bad' >&2; exit 2 ;;
+	esac
+	shift
+done
+build='{"compiler":"fakecc 1","cflags":"fakecc -O3 -fopenmp","openmp":201511,"openmp_runtime":"'"${FAKE_RUNTIME:-libgomp}"'","stream_type":"double"}'
+if [ "$mode" = info ]; then echo '{"schema":"membench/1","mode":"info","build":'"$build"',"system":{}}'; exit 0; fi
+if [ "$mode" = latency ]; then
+	[ -z "${FAKE_NO_LATENCY:-}" ] || { echo 'bench: unknown mode latency' >&2; exit 2; }
+	sleep "${FAKE_BENCH_SLEEP:-0}"
+	thp=$(cat "${MEMBENCH_SYSFS:-/sys}/kernel/mm/transparent_hugepage/enabled")
+	case "$thp" in always|*'[always]'*) mem=80 ;; *) mem=100 ;; esac
+	# A 4 MiB cache in front of memory, half-octave steps from 4 KiB to --max.
+	echo '"stride=64'
+	awk -v max="$max_mb" -v mem="$mem" 'BEGIN { c = 4
+		for (e = -16; 2 ^ (e / 2) <= max; e++) { m = 2 ^ (e / 2)
+			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
+	echo
+	echo 'summary: fake'
+	exit 0
+fi
+sleep "${FAKE_BENCH_SLEEP:-0}"
+read -r -a cpus <<<"${FAKE_CPUS:-}"
+t=''
+for ((i = 0; i < threads; i++)); do
+	t="$t${t:+,}{\"thread\":$i,\"cpu\":${cpus[$i]:-$i}}"
+done
+r=''
+for k in Copy Scale Add Triad; do
+	r="$r${r:+,}{\"kernel\":\"$k\",\"bytes\":$((size * 16)),\"best_mbs\":$((1000 * threads + size / 1000)).5,\"avg_s\":0.1,\"min_s\":0.1,\"max_s\":0.1,\"median_s\":0.1}"
+done
+echo '{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"']},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
+EOF
+	chmod +x "$1"
+}
+
+# harness_setup: a fake machine and bench in the test's own directory, and
+# the environment that points the harness at them.
+harness_setup() {
+	FAKE=$BATS_TEST_TMPDIR/machine
+	make_fake_machine "$FAKE"
+	make_fake_bench "$BATS_TEST_TMPDIR/bench"
+	export MEMBENCH_SYSFS=$FAKE/sys MEMBENCH_PROCFS=$FAKE/proc
+	export MEMBENCH_BENCH=$BATS_TEST_TMPDIR/bench
+	export MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results
+	export MEMBENCH_UID=0
+	export FAKE_BENCH_LOG=$BATS_TEST_TMPDIR/bench.log
+	unset OMP_PROC_BIND OMP_PLACES GOMP_CPU_AFFINITY KMP_AFFINITY OMP_NUM_THREADS
+}
+
+# tree_digest: every file of the fake machine with its content.
+tree_digest() { (cd "$FAKE" && find . -type f | sort | xargs sha256sum); }
+
+# the one results directory a run made
+result_dir() { find "$MEMBENCH_RESULTS" -mindepth 2 -maxdepth 2 -type d | head -n1; }
+
+# trimmed_path NAME...: a PATH holding every command of this machine except
+# NAME..., to show what happens where they are not installed.
+trimmed_path() {
+	local bin=$BATS_TEST_TMPDIR/trimmed-bin d f name skip
+	mkdir -p "$bin"
+	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+		[ -d "$d" ] || continue
+		for f in "$d"/*; do
+			name=${f##*/}
+			[ -e "$bin/$name" ] && continue
+			skip=0
+			for n in "$@"; do [ "$name" = "$n" ] && skip=1; done
+			[ "$skip" = 1 ] || ln -s "$f" "$bin/$name"
+		done
+	done
+	printf '%s' "$bin"
+}
+
+# A knob writer that behaves like a kernel short of memory: nr_hugepages
+# never goes above $FAKE_POOL_LIMIT.
+make_short_pool_writer() {
+	cat >"$1" <<'EOF'
+#!/bin/bash
+value=$2
+case "$1" in
+*/nr_hugepages) [ "$value" -le "$FAKE_POOL_LIMIT" ] || value=$FAKE_POOL_LIMIT ;;
+esac
+printf '%s\n' "$value" >"$1"
+EOF
+	chmod +x "$1"
+}
+
+# make_fake_tool DIR NAME SCRIPT: put a stand-in command on a PATH directory.
+make_fake_tool() {
+	mkdir -p "$1"
+	printf '#!/bin/bash\n%s\n' "$3" >"$1/$2"
+	chmod +x "$1/$2"
+}
+
+# real_bench: the ./bench make check built, or skip.
+real_bench() {
+	[ -x "$HARNESS_REPO/bench" ] || skip "no ./bench (run make first)"
+	printf '%s' "$HARNESS_REPO/bench"
+}

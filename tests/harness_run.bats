@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# harness/run: settings are saved, applied, verified, recorded and restored,
+# on a fake machine (MEMBENCH_SYSFS / MEMBENCH_PROCFS) and a fake bench.
+
+load test_helper
+load harness_helper
+
+setup() { harness_setup; }
+
+RUN=$HARNESS_REPO/harness/run
+thp() { cat "$FAKE/sys/kernel/mm/transparent_hugepage/enabled"; }
+pool() { cat "$FAKE/proc/sys/vm/nr_hugepages"; }
+gov() { cat "$FAKE/sys/devices/system/cpu/cpu$1/cpufreq/scaling_governor"; }
+
+@test "--help lists every option" {
+	run "$RUN" --help
+	assert_success
+	for o in --governor --freq --turbo --bind --numa --thp --hugepages --smt --prefetch \
+		--label --dry-run --required --peak-mts --channels --sockets --bus-bits --results --bench; do
+		assert_output --partial -- "$o"
+	done
+}
+
+@test "governor, THP and nr_hugepages are set during the run and restored after" {
+	run "$RUN" --governor performance --thp always --hugepages 8 --label set -- -s 1000
+	assert_success
+	d=$(result_dir)
+	# During: the step record saw the changed state.
+	run jq -r '.state_during[]' "$d/step-001.json"
+	assert_line 'thp enabled: always'
+	assert_line 'nr_hugepages: 8'
+	run jq -r '.settings[]' "$d/step-001.json"
+	assert_line 'governor: performance on 8 CPUs, verified'
+	assert_line 'thp: always (was madvise), verified'
+	assert_line 'hugepages: 8 reserved (was 0), verified'
+	# After: everything is back.
+	[ "$(thp)" = madvise ]
+	[ "$(pool)" = 0 ]
+	for c in 0 1 2 3 4 5 6 7; do [ "$(gov "$c")" = powersave ]; done
+	grep -q '^- thp: always (was madvise), verified' "$d/summary.md"
+	grep -q '^## THP and huge pages before the run' "$d/provenance.txt"
+}
+
+@test "SIGINT in the middle of a run restores the machine and leaves no summary" {
+	export FAKE_BENCH_SLEEP=30
+	set -m
+	"$RUN" --thp always --hugepages 4 --label int >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	pid=$!
+	set +m
+	for _ in $(seq 100); do grep -q '^stream' "$FAKE_BENCH_LOG" 2>/dev/null && break; sleep 0.1; done
+	grep -q '^stream' "$FAKE_BENCH_LOG"
+	[ "$(thp)" = always ]
+	[ "$(pool)" = 4 ]
+	# Ctrl-C goes to the whole foreground process group.
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	[ "$(thp)" = madvise ]
+	[ "$(pool)" = 0 ]
+	d=$(result_dir)
+	[ -f "$d/INTERRUPTED" ]
+	[ ! -e "$d/summary.md" ]
+	[ ! -e "$d/step-001.json" ]
+	run find "$d" -name '.*tmp*'
+	assert_output ''
+	grep -q 'interrupted by SIGINT' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "a pool that reserved fewer pages than asked is caught" {
+	make_short_pool_writer "$BATS_TEST_TMPDIR/writer"
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/writer FAKE_POOL_LIMIT=3
+	run "$RUN" --hugepages 8 -- -s 1000
+	assert_success
+	assert_output --partial 'asked for 8 huge pages, the kernel reserved 3 (short pool)'
+	d=$(result_dir)
+	grep -q 'hugepages: NOT APPLIED AS ASKED' "$d/summary.md"
+	run jq -r .status "$d/step-001.json"
+	assert_output 'ok; hugepages NOT as asked'
+	[ "$(pool)" = 0 ]
+}
+
+@test "--required refuses a short pool, restores it and runs nothing" {
+	make_short_pool_writer "$BATS_TEST_TMPDIR/writer"
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/writer FAKE_POOL_LIMIT=3
+	run "$RUN" --required --hugepages 8
+	assert_failure 2
+	assert_output --partial 'refusing because of --required'
+	[ "$(pool)" = 0 ]
+	run grep -c '^stream' "$FAKE_BENCH_LOG"
+	assert_output 0
+}
+
+@test "--dry-run prints each change and changes and runs nothing" {
+	before=$(tree_digest)
+	run "$RUN" --dry-run --governor performance --thp never --hugepages 16 --smt off \
+		--turbo off --freq 2000 --bind close --omp-runtime libgomp -- -s 1000
+	assert_success
+	assert_output --partial "dry-run: thp: would write 'never'"
+	assert_output --partial "dry-run: hugepages: would write '16'"
+	assert_output --partial "dry-run: governor: would write 'performance'"
+	assert_output --partial "dry-run: smt: would write 'off'"
+	assert_output --partial "dry-run: turbo: would write '1'"
+	assert_output --partial "dry-run: freq: would write '2000000'"
+	assert_output --regexp 'dry-run: step 1 .*OMP_PROC_BIND=close.*GOMP_CPU_AFFINITY=0 4 1 5 2 6 3 7.*stream --json -s 1000'
+	[ "$(tree_digest)" = "$before" ]
+	[ ! -e "$MEMBENCH_RESULTS" ]
+	[ ! -e "$FAKE_BENCH_LOG" ]
+}
+
+@test "not root: privileged settings are skipped with a note, and the run says so" {
+	export MEMBENCH_UID=1000
+	before=$(tree_digest)
+	run "$RUN" --governor performance --thp always --hugepages 8 --smt off --turbo off -- -s 1000
+	assert_success
+	assert_output --partial 'thp: skipped: needs root'
+	assert_output --partial 'hugepages: skipped: needs root'
+	assert_output --partial 'governor: skipped: needs root'
+	[ "$(tree_digest)" = "$before" ]
+	d=$(result_dir)
+	grep -q '^- thp: SKIPPED: needs root' "$d/summary.md"
+	grep -q 'thp: SKIPPED: needs root' "$d/provenance.txt"
+	run jq -r .status "$d/step-001.json"
+	assert_output --partial 'thp skipped'
+}
+
+@test "not root with --required: refused before bench runs" {
+	export MEMBENCH_UID=1000
+	run "$RUN" --required --thp always
+	assert_failure 2
+	assert_output --partial 'thp: needs root'
+	[ ! -e "$FAKE_BENCH_LOG" ] || ! grep -q '^stream' "$FAKE_BENCH_LOG"
+}
+
+@test "no cpufreq: governor and freq say not available, and the run goes on" {
+	rm -r "$FAKE"/sys/devices/system/cpu/cpu*/cpufreq
+	run "$RUN" --governor performance --freq 2000 -- -s 1000
+	assert_success
+	assert_output --partial 'governor: skipped: not available on this machine'
+	assert_output --partial 'freq: skipped: not available on this machine'
+	grep -q '^stream' "$FAKE_BENCH_LOG"
+}
+
+@test "no cpufreq with --required: the run stops" {
+	rm -r "$FAKE"/sys/devices/system/cpu/cpu*/cpufreq
+	run "$RUN" --required --governor performance
+	assert_failure 2
+	assert_output --partial 'not available on this machine'
+	assert_output --partial 'refusing because of --required'
+}
+
+@test "freq pins min and max where there is no userspace governor, and restores them" {
+	for c in 0 1 2 3 4 5 6 7; do
+		echo 'performance powersave' >"$FAKE/sys/devices/system/cpu/cpu$c/cpufreq/scaling_available_governors"
+	done
+	run "$RUN" --freq 2000 -- -s 1000
+	assert_success
+	run jq -r '.settings[]' "$(result_dir)/step-001.json"
+	assert_output 'freq: 2000 MHz on 8 CPUs (min=max), verified'
+	[ "$(cat "$FAKE/sys/devices/system/cpu/cpu5/cpufreq/scaling_min_freq")" = 1200000 ]
+	[ "$(cat "$FAKE/sys/devices/system/cpu/cpu5/cpufreq/scaling_max_freq")" = 2600000 ]
+}
+
+@test "a frequency outside the CPU's range is bad input" {
+	run "$RUN" --freq 9000
+	assert_failure 2
+	assert_output --partial 'outside this CPU'
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "turbo and SMT are set and restored" {
+	run "$RUN" --turbo off --smt off -- -s 1000
+	assert_success
+	run jq -r '.settings[]' "$(result_dir)/step-001.json"
+	assert_line --partial 'turbo: off'
+	assert_line 'smt: off (was on), verified'
+	[ "$(cat "$FAKE/sys/devices/system/cpu/intel_pstate/no_turbo")" = 0 ]
+	[ "$(cat "$FAKE/sys/devices/system/cpu/smt/control")" = on ]
+}
+
+@test "SMT control that says notsupported is not available" {
+	echo notsupported >"$FAKE/sys/devices/system/cpu/smt/control"
+	run "$RUN" --smt off -- -s 1000
+	assert_success
+	assert_output --partial "smt: skipped: not available on this machine"
+}
+
+@test "prefetch off on x86 says not supported here" {
+	run "$RUN" --prefetch off -- -s 1000
+	assert_success
+	assert_output --partial 'prefetch: skipped: not supported here'
+}
+
+@test "prefetch off and SMT through ppc64_cpu are set and restored" {
+	state=$BATS_TEST_TMPDIR/ppc
+	echo 'smt=8 dscr=0' >"$state"
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" ppc64_cpu "
+. <(tr ' ' '\\n' <'$state')
+case \"\$1\" in
+--smt) echo \"SMT=\$smt\" ;;
+--dscr) echo \"DSCR is \$dscr\" ;;
+--smt=*) smt=\${1#--smt=}; [ \"\$smt\" = off ] && smt=1; echo \"smt=\$smt dscr=\$dscr\" >'$state' ;;
+--dscr=*) dscr=\${1#--dscr=}; echo \"smt=\$smt dscr=\$dscr\" >'$state' ;;
+esac"
+	export FAKE_BENCH_SLEEP=0
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$RUN" --prefetch off --smt off -- -s 1000
+	assert_success
+	run jq -r '.settings[]' "$(result_dir)/step-001.json"
+	assert_line 'prefetch: off via ppc64_cpu --dscr=1 (was 0)'
+	assert_line 'smt: off via ppc64_cpu (was 8)'
+	[ "$(cat "$state")" = 'smt=8 dscr=0' ]
+}
+
+@test "without numactl, cpupower and hugeadm: clear skips, the run goes on" {
+	p=$(trimmed_path numactl cpupower hugeadm)
+	PATH=$p run "$RUN" --numa '--membind 0' -- -s 1000
+	assert_success
+	assert_output --partial 'numa: skipped: numactl not installed'
+	d=$(result_dir)
+	grep -q 'cpupower not installed: skipped' "$d/provenance.txt"
+	grep -q 'numactl not installed: skipped' "$d/provenance.txt"
+	grep -q 'hugeadm not installed: skipped' "$d/provenance.txt"
+	run jq -r '.command | join(" ")' "$d/step-001.json"
+	refute_output --partial numactl
+}
+
+@test "without numactl and --required: refused" {
+	p=$(trimmed_path numactl)
+	PATH=$p run "$RUN" --required --numa '--membind 0'
+	assert_failure 2
+	assert_output --partial 'numactl not installed'
+}
+
+@test "--numa runs bench under numactl and records the policy" {
+	command -v numactl >/dev/null || skip 'numactl not installed'
+	run "$RUN" --numa '--physcpubind 0 --membind 0' -- -s 1000
+	assert_success
+	d=$(result_dir)
+	run jq -r '.command | join(" ")' "$d/step-001.json"
+	assert_output --partial 'numactl --physcpubind 0 --membind 0'
+	grep -q 'numa: numactl --physcpubind 0 --membind 0 (policy: bind' "$d/summary.md"
+}
+
+@test "theoretical peak from the options, and each rate as a percentage of it" {
+	run "$RUN" --peak-mts 1600 --channels 4 --sockets 2 -- -s 1000 -t 2
+	assert_success
+	assert_output --partial '1600 MT/s x 64 bit / 8 x 4 channels x 2 sockets (given) = 102400.0 MB/s'
+	assert_output --partial '| Copy MB/s (% peak) |'
+	# The fake bench reports 2001.5 MB/s: 2% of 102400.
+	assert_output --partial '| 2001.5 (2%) |'
+}
+
+@test "theoretical peak from dmidecode when root" {
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" dmidecode '
+for i in 1 2 3 4; do printf "Memory Device\n\tData Width: 64 bits\n\tSize: 16 GB\n\tSpeed: 5600 MT/s\n\tConfigured Memory Speed: 4800 MT/s\n"; done
+printf "Memory Device\n\tSize: No Module Installed\n"'
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$RUN" -- -s 1000
+	assert_success
+	assert_output --partial 'channels ASSUMED one per populated DIMM (4 DIMMs over 2 sockets'
+	assert_output --partial '4800 MT/s x 64 bit / 8 x 2 channels x 2 sockets (dmidecode) = 153600.0 MB/s'
+}
+
+@test "--peak-mts without --channels is bad input" {
+	run "$RUN" --peak-mts 1600
+	assert_failure 2
+	assert_output --partial 'needs --channels'
+}
+
+@test "bad input: one line, exit 2, no results" {
+	for args in '--thp sometimes' '--bogus' '--hugepages lots' '--bind 0-x' '--label a/b' '--turbo'; do
+		read -r -a a <<<"$args"
+		run "$RUN" "${a[@]}"
+		assert_failure 2
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	[ ! -e "$MEMBENCH_RESULTS" ]
+}
+
+@test "a bench failure is reported in the row and the exit status" {
+	run "$RUN" -- --bad
+	assert_failure 1
+	assert_output --partial 'bench error (exit 2)'
+	assert_output --partial 'bench said: bench: bad option --bad'
+}
+
+@test "results are never overwritten: two runs, two directories" {
+	"$RUN" --label same -- -s 1000 >/dev/null 2>&1
+	"$RUN" --label same -- -s 1000 >/dev/null 2>&1
+	run find "$MEMBENCH_RESULTS" -name summary.md
+	[ "${#lines[@]}" -eq 2 ]
+	d=$(result_dir)
+	for f in provenance.txt step-001.raw step-001.json summary.md; do [ -s "$d/$f" ]; done
+	case "$d" in "$MEMBENCH_RESULTS"/*/[0-9]*T[0-9]*Z-same*) ;; *) false ;; esac
+}
+
+@test "provenance holds what the issue asks for" {
+	export OMP_SCHEDULE=static
+	run "$RUN" --bind spread --thp always -- -s 1000
+	assert_success
+	p=$(result_dir)/provenance.txt
+	for s in '## command' '## membench version (git describe --always --dirty)' '## sha256 of bench.c' \
+		'## build (bench info --json' '## OMP_\*, GOMP_\*, KMP_\*' '## kernel command line' \
+		'## THP and huge pages before the run' '## THP and huge pages during the run' \
+		'## cpufreq per CPU' '## lscpu' '## numactl -H'; do
+		grep -q "^$s" "$p"
+	done
+	grep -q '^OMP_SCHEDULE=static' "$p"
+	grep -q '^OMP_PROC_BIND=spread' "$p"
+	grep -q 'BOOT_IMAGE=/vmlinuz fake' "$p"
+	grep -q 'cpu3: scaling_driver=acpi-cpufreq scaling_governor=powersave' "$p"
+	grep -q '"cflags": "fakecc -O3 -fopenmp"' "$p"
+	grep -q -- '--bind spread --thp always -- -s 1000' "$p"
+}

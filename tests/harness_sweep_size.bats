@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# harness/sweep-size: array sizes in multiples of the last-level cache.
+
+load test_helper
+load harness_helper
+
+setup() { harness_setup; }
+
+SWEEP=$HARNESS_REPO/harness/sweep-size
+
+@test "sizes are multiples of the LLC sysfs reports, one step each" {
+	run "$SWEEP" --multiples 0.5,1,2 -- -n 3
+	assert_success
+	# The fake LLC is 4 MiB: 0.5x is 2 MiB of doubles, 262144 elements.
+	assert_output --partial 'LLC 4194304 bytes (reported by'
+	assert_output --partial '| 0.5 | 262144 | 2.00 |'
+	assert_output --partial '| 1 | 524288 | 4.00 |'
+	assert_output --partial '| 2 | 1048576 | 8.00 |'
+	run grep -c -- '-t 1 -s ' "$FAKE_BENCH_LOG"
+	assert_output 3
+}
+
+@test "progress on stderr: step i of n, elapsed, remaining" {
+	run "$SWEEP" --llc 1M --multiples 1,2
+	assert_success
+	assert_line --regexp '^sweep-size: step 1 of 2: 1x LLC, 131072 elements; elapsed 0:0[0-9], remaining \?$'
+	assert_line --regexp '^sweep-size: step 2 of 2: 2x LLC, 262144 elements; elapsed 0:0[0-9], remaining ~0:0[0-9]$'
+}
+
+@test "the sweep sets -s and -t itself" {
+	run "$SWEEP" -- -s 100
+	assert_failure 2
+	assert_output 'sweep-size: sweep-size sets -s itself; do not pass it after --'
+}
+
+@test "measured LLC needs bench's latency mode, and says so when it is missing" {
+	export FAKE_NO_LATENCY=1
+	run "$SWEEP" --llc-from measured
+	assert_failure 2
+	assert_output --partial 'bench has no latency mode yet (issue 3)'
+}
+
+@test "measured LLC is read off the latency curve and recorded" {
+	run "$SWEEP" --llc-from measured --multiples 1
+	assert_success
+	# The fake curve is a 4 MiB cache in front of memory.
+	assert_output --partial 'LLC 4194304 bytes (measured'
+	[ -s "$(result_dir)/llc-curve.raw" ]
+}
+
+@test "the LLC estimator finds the knee of noisy synthetic curves" {
+	. "$HARNESS_REPO/harness/lib.sh"
+	for c in 8 32; do
+		run bash -c ". '$HARNESS_REPO/harness/lib.sh'
+			awk -v c=$c 'BEGIN { srand(c); for (e = -2; e <= 10; e += 0.25) { m = 2 ^ e
+				l = (m <= 1) ? 4 : (m <= c ? 15 : 15 + (1 - c / m) * 85)
+				printf \"%.5f %.3f\\n\", m, l * (1 + (rand() - 0.5) * 0.04) } }' | llc_from_curve 2097152"
+		assert_success
+		assert_output "$((c * 1048576))"
+	done
+}
+
+@test "real bench: a tiny size sweep produces the table" {
+	unset MEMBENCH_SYSFS MEMBENCH_PROCFS MEMBENCH_UID
+	export MEMBENCH_BENCH
+	MEMBENCH_BENCH=$(real_bench)
+	run "$SWEEP" --llc 1M --multiples 0.25,1 -- -n 3
+	assert_success
+	assert_line '| x LLC | Elements | MiB per array | Thread:CPU | Pages | Copy MB/s | Scale MB/s | Add MB/s | Triad MB/s | Status |'
+	assert_line --regexp '^\| 0.25 \| 32768 \| 0.25 \| 0:[0-9]+ \| [0-9]+ KiB [0-9.]+% huge \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| ok \|$'
+	assert_line --regexp '^\| 1 \| 131072 \| 1.00 \| 0:[0-9]+ \| [0-9]+ KiB [0-9.]+% huge \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| ok \|$'
+	d=$(result_dir)
+	run jq -r '.bench.run.array_size' "$d/step-002.json"
+	assert_output 131072
+	grep -q '^## sha256 of bench.c' "$d/provenance.txt"
+}
