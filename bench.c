@@ -23,6 +23,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -409,7 +410,9 @@ static unsigned long long physical_memory(void)
  * warnings are kept for the report (text and JSON alike).
  * ====================================================================== */
 
-static int json_output;
+static int json_output;      /* --json: JSON on stdout instead of text */
+static const char *json_path; /* --json-file PATH */
+static char json_tmp[4096];   /* PATH's temporary name while writing */
 static char *warnings[MAX_WARNINGS];
 static int nwarnings;
 
@@ -424,6 +427,16 @@ static void die(const char *fmt, ...)
 	exit(2);
 }
 
+/* Keep a warning for the JSON document's "warnings" array. */
+static void keep_warning(const char *buf)
+{
+	if (nwarnings < MAX_WARNINGS) {
+		warnings[nwarnings] = malloc(strlen(buf) + 1);
+		if (warnings[nwarnings])
+			strcpy(warnings[nwarnings++], buf);
+	}
+}
+
 /* Record a warning; in text mode also print it now, on stdout. */
 static void warn(const char *fmt, ...)
 {
@@ -432,11 +445,7 @@ static void warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (nwarnings < MAX_WARNINGS) {
-		warnings[nwarnings] = malloc(strlen(buf) + 1);
-		if (warnings[nwarnings])
-			strcpy(warnings[nwarnings++], buf);
-	}
+	keep_warning(buf);
 	if (!json_output)
 		printf("WARNING: %s\n", buf);
 }
@@ -455,7 +464,7 @@ enum mode { M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8 };
 
 enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
-	O_STAGGER, O_BIND, O_JSON, O_HELP, O_VERSION,
+	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
 	O_MHZ, O_CURVE_IN
 };
@@ -506,6 +515,8 @@ static const struct option_def option_defs[] = {
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
 	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
 	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
+	{O_JSON_FILE, 0, "json-file", "PATH", M_ANY,
+	 "also write the JSON document to PATH (text stays on stdout)"},
 	{O_HELP, 'h', "help", NULL, M_ANY, "this help"},
 	{O_VERSION, 'V', "version", NULL, M_ANY, "print the version"},
 };
@@ -900,6 +911,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_JSON:
 			json_output = 1;
 			break;
+		case O_JSON_FILE:
+			if (!*val)
+				die("--json-file: empty path");
+			json_path = val;
+			break;
 		case O_HELP:
 			usage(stdout);
 			exit(0);
@@ -1194,50 +1210,54 @@ static double median(const double *v, size_t n)
  * commas and string escapes handled in one place.
  * ====================================================================== */
 
+/* Where the JSON document goes: stdout with --json, a file with
+ * --json-file (written under a temporary name and renamed into place
+ * only when complete), or nowhere. */
+static FILE *json_fp;
 static int json_depth;
 static int json_first[32];
 
 static void json_sep(const char *key)
 {
 	if (json_depth > 0 && !json_first[json_depth])
-		putchar(',');
+		fputc(',', json_fp);
 	json_first[json_depth] = 0;
 	if (key)
-		printf("\"%s\":", key);
+		fprintf(json_fp, "\"%s\":", key);
 }
 
 static void json_string_value(const char *s)
 {
-	putchar('"');
+	fputc('"', json_fp);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
+			fprintf(json_fp, "\\%c", ch);
 		else if (ch == '\n')
-			fputs("\\n", stdout);
+			fputs("\\n", json_fp);
 		else if (ch == '\t')
-			fputs("\\t", stdout);
+			fputs("\\t", json_fp);
 		else if (ch < 0x20)
-			printf("\\u%04x", ch);
+			fprintf(json_fp, "\\u%04x", ch);
 		else
-			putchar(ch);
+			fputc(ch, json_fp);
 	}
-	putchar('"');
+	fputc('"', json_fp);
 }
 
 static void json_open(const char *key, char brace)
 {
 	json_sep(key);
-	putchar(brace);
+	fputc(brace, json_fp);
 	json_first[++json_depth] = 1;
 }
 
 static void json_close(char brace)
 {
-	putchar(brace);
+	fputc(brace, json_fp);
 	json_depth--;
 	if (json_depth == 0)
-		putchar('\n');
+		fputc('\n', json_fp);
 }
 
 static void json_str(const char *key, const char *v)
@@ -1246,28 +1266,28 @@ static void json_str(const char *key, const char *v)
 	if (v)
 		json_string_value(v);
 	else
-		fputs("null", stdout);
+		fputs("null", json_fp);
 }
 
 static void json_num(const char *key, double v)
 {
 	json_sep(key);
 	if (isfinite(v))
-		printf("%.9g", v);
+		fprintf(json_fp, "%.9g", v);
 	else
-		fputs("null", stdout);
+		fputs("null", json_fp);
 }
 
 static void json_int(const char *key, long long v)
 {
 	json_sep(key);
-	printf("%lld", v);
+	fprintf(json_fp, "%lld", v);
 }
 
 static void json_bool(const char *key, int v)
 {
 	json_sep(key);
-	fputs(v ? "true" : "false", stdout);
+	fputs(v ? "true" : "false", json_fp);
 }
 
 /* ======================================================================
@@ -1572,6 +1592,12 @@ static void json_build(void)
 	json_str("streaming_stores_isa", NT_ISA);
 	json_str("bench_alloc", BENCH_ALLOC);
 	json_str("version", BENCH_VERSION);
+	json_open("modes", '[');
+	json_str(NULL, "stream");
+	json_str(NULL, "latency");
+	json_str(NULL, "all");
+	json_str(NULL, "info");
+	json_close(']');
 	json_close('}');
 }
 
@@ -2414,7 +2440,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 			warn("thread %d moved from CPU %d to CPU %d during the run",
 			     i, thread_cpu_start[i], thread_cpu_end[i]);
 
-	if (json_output) {
+	if (json_fp) {
 		if (!json_body_only) {
 			json_open(NULL, '{');
 			json_str("schema", JSON_SCHEMA);
@@ -2427,7 +2453,8 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 			json_warnings();
 			json_close('}');
 		}
-	} else {
+	}
+	if (!json_output) {
 		print_results_text(&r, o->kernels);
 		print_validation_text(&r, o->kernels);
 		printf(HLINE);
@@ -2851,9 +2878,8 @@ static void lat_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (json_output)
-		warn("%s", buf);
-	else
+	keep_warning(buf);
+	if (!json_output)
 		printf("# WARNING: %s\n", buf);
 }
 
@@ -3676,7 +3702,7 @@ static int lat_curve_file(const struct options *o)
 
 	if (!f)
 		die("--curve-in %s: %s", o->curve_in, strerror(errno));
-	if (json_output) {
+	if (json_fp) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
 		json_str("mode", "latency");
@@ -3718,9 +3744,9 @@ static int lat_curve_file(const struct options *o)
 		/* a blank line, a comment or the end closes a block */
 		lat_analyse(bytes, ns, n, NULL, &sum);
 		blocks++;
-		if (json_output)
+		if (json_fp)
 			lat_json_summary((size_t)stride, &sum, o->mhz);
-		else
+		if (!json_output)
 			lat_print_levels((size_t)stride, &sum, o->mhz);
 		n = 0;
 		done = eof;
@@ -3731,7 +3757,7 @@ static int lat_curve_file(const struct options *o)
 	free(ns);
 	if (blocks == 0)
 		die("--curve-in %s: no \"size_MB ns\" lines", o->curve_in);
-	if (json_output) {
+	if (json_fp) {
 		json_close(']');
 		json_close('}');
 	}
@@ -3848,7 +3874,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
 		lat_warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
 		     alloc_names[o->alloc], r.pages.huge_pct);
 
-	if (json_output) {
+	if (json_fp) {
 		if (!json_body_only) {
 			json_open(NULL, '{');
 			json_str("schema", JSON_SCHEMA);
@@ -3861,9 +3887,9 @@ static int latency_mode(struct options *o, const struct system_info *si,
 			json_warnings();
 			json_close('}');
 		}
-	} else {
-		lat_print_summary(o, si, &r);
 	}
+	if (!json_output)
+		lat_print_summary(o, si, &r);
 	region_free(&r.buf);
 	free(sizes);
 	free(r.pts);
@@ -3876,7 +3902,7 @@ static int all_mode(struct options *o, const struct system_info *si)
 {
 	int rc;
 	lat_check(o, si); /* refuse bad latency options before any output */
-	if (json_output) {
+	if (json_fp) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
 		json_str("mode", "all");
@@ -3925,7 +3951,7 @@ static int info_mode(const struct system_info *si)
 	double gran = timer_granularity();
 	if (n > 0)
 		format_cpu_list(list, sizeof(list), cpus, n);
-	if (json_output) {
+	if (json_fp) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
 		json_str("mode", "info");
@@ -3938,7 +3964,8 @@ static int info_mode(const struct system_info *si)
 		json_str("binding_env", omp_binding_env());
 		json_close('}');
 		json_close('}');
-	} else {
+	}
+	if (!json_output) {
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
@@ -3949,6 +3976,47 @@ static int info_mode(const struct system_info *si)
 	return 0;
 }
 
+/* --json-file: the document is written to PATH.tmp.PID and renamed to
+ * PATH once complete, so an interrupted or refused run leaves no file
+ * that looks like a result. */
+static void json_file_discard(void)
+{
+	if (json_tmp[0])
+		unlink(json_tmp);
+}
+
+static void json_file_signal(int sig)
+{
+	json_file_discard();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void json_file_open(void)
+{
+	if ((size_t)snprintf(json_tmp, sizeof(json_tmp), "%s.tmp.%ld", json_path,
+			     (long)getpid()) >= sizeof(json_tmp))
+		die("--json-file: path is too long");
+	json_fp = fopen(json_tmp, "w");
+	if (!json_fp) {
+		json_tmp[0] = '\0';
+		die("--json-file %s: %s", json_path, strerror(errno));
+	}
+	atexit(json_file_discard);
+	signal(SIGINT, json_file_signal);
+	signal(SIGTERM, json_file_signal);
+	signal(SIGHUP, json_file_signal);
+}
+
+static void json_file_commit(void)
+{
+	if (!json_path || json_output)
+		return;
+	if (fclose(json_fp) != 0 || rename(json_tmp, json_path) != 0)
+		die("--json-file %s: %s", json_path, strerror(errno));
+	json_tmp[0] = '\0';
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -3956,6 +4024,13 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_options(argc, argv, &o);
+	if (json_output && json_path)
+		die("--json and --json-file: choose one (JSON on stdout, or text "
+		    "on stdout and JSON in a file)");
+	if (json_output)
+		json_fp = stdout;
+	else if (json_path)
+		json_file_open();
 	setup_threads(&o);
 	collect_system(&si);
 	switch (o.mode) {
@@ -3972,6 +4047,7 @@ int main(int argc, char **argv)
 		rc = all_mode(&o, &si);
 		break;
 	}
+	json_file_commit();
 	fflush(stdout);
 	return rc;
 }

@@ -196,3 +196,36 @@ load test_helper
 	assert_success
 	assert_output --regexp '^membench bench '
 }
+
+@test "--json-file keeps the text on stdout and writes the same run as JSON" {
+	out="$BATS_TEST_TMPDIR/run.json"
+	run "$BENCH" $TINY --json-file "$out"
+	assert_success
+	assert_line --regexp '^Copy:  '
+	best=$(awk '/^Triad:/ {print $2}' <<<"$output")
+	# the file holds the run that printed the text, not another one
+	run jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$out"
+	assert_success
+	awk -v a="$best" -v b="$output" 'BEGIN { exit !(a - b < 0.06 && b - a < 0.06) }'
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '\.tmp\.')" ]
+}
+
+@test "--json-file leaves no file when the run is refused or interrupted" {
+	out="$BATS_TEST_TMPDIR/bad.json"
+	run "$BENCH" -s 100000000000 --json-file "$out"
+	assert_failure 2
+	[ ! -e "$out" ]
+	"$BENCH" -s 30000000 -n 200 --json-file "$out" >/dev/null &
+	pid=$!
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ ! -e "$out" ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '\.tmp\.')" ]
+}
+
+@test "--json and --json-file together are refused" {
+	run "$BENCH" $TINY --json --json-file "$BATS_TEST_TMPDIR/x.json"
+	assert_failure 2
+	assert_output --partial "choose one"
+}
