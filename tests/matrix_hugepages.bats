@@ -42,12 +42,12 @@ fake_procfs() {
 		return
 	fi
 	grep -Eq '^nr_hugepages ([0-9]+ -> [0-9]+ .*|.*left alone)$' "$dir/machine.txt"
-	assert_regex "$(row hugetlb)" '\| ok \| 100% \(2048 KiB pages\) \|'
-	assert_regex "$(row shm)" '\| ok \| 100% \(2048 KiB pages\) \|'
+	assert_regex "$(row hugetlb)" '\| ok \| 100% \(2048 KiB hugetlb pages\) \|'
+	assert_regex "$(row shm)" '\| ok \| 100% \(2048 KiB hugetlb pages\) \|'
 	assert_regex "$(row plain)" '\| ok \| 0% \(4 KiB pages\) \|'
 	if [ -x /usr/bin/ld.hugetlbfs ] && [ -e "$(gcc -print-file-name=libhugetlbfs.so.0)" ]; then
 		# The relinked .bss really sits on 2 MiB pages, by smaps...
-		assert_regex "$(row bss-relink)" '\| ok \| 100% \(2048 KiB pages\) \|'
+		assert_regex "$(row bss-relink)" '\| ok \| 100% \(2048 KiB hugetlb pages\) \|'
 		jq -e '[.run.arrays[] | .kernel_page_kib == 2048] | all' \
 			"$(dirname "$(grep -l '^memory = bss-relink$' "$dir"/cells/*/cell.info)")/result.json" >/dev/null
 		# ...and without the library hugectl silently does nothing: flagged.
