@@ -1472,6 +1472,16 @@ static int thread_count(void)
 #endif
 }
 
+/* Threads the next parallel region will get (STREAM's "requested"). */
+static int threads_requested(void)
+{
+#ifdef _OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}
+
 static void setup_threads(const struct options *o)
 {
 #ifdef _OPENMP
@@ -2007,7 +2017,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_str("stores", o->nt_stores && HAVE_NT ? "nt" : "plain");
 	json_int("stagger_bytes", o->alloc == A_STATIC ? 0 : (long long)o->stagger);
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
-	json_int("threads_requested", o->threads);
+	json_int("threads_requested", threads_requested());
 	json_int("threads_counted", threads_counted);
 	json_str("binding", bind);
 	json_open("threads", '[');
@@ -2094,13 +2104,17 @@ static void print_results_text(const struct stream_run *r, unsigned kernels)
 	printf(HLINE);
 }
 
+/* Medians and spread, outside STREAM's table and with labels that STREAM
+ * parsers (which match "Copy:" and friends) do not pick up. */
 static void print_medians_text(const struct stream_run *r, unsigned kernels)
 {
 	int k;
-	printf("Function    Median MB/s    Median time  Spread (max/min)\n");
+	printf("Medians over repetitions 2..%llu (MB/s, seconds, max/min time):\n",
+	       r->ntimes);
 	for (k = 0; k < NKERNELS; k++)
 		if (kernels & (1u << k))
-			printf("%s%12.1f  %11.6f  %10.3f\n", kernel_defs[k].label,
+			printf("  median %-6s %12.1f  %11.6f  spread %.3f\n",
+			       kernel_display((enum kernel_id)k),
 			       1.0E-06 * kernel_bytes(k, r->n) / r->med_t[k],
 			       r->med_t[k], r->max_t[k] / r->min_t[k]);
 	printf(HLINE);
@@ -2127,10 +2141,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 		print_stream_banner(o, &r);
 #ifdef _OPENMP
 		printf(HLINE);
-		{
-			int req = omp_get_max_threads();
-			printf("Number of Threads requested = %i\n", req);
-		}
+		printf("Number of Threads requested = %i\n", threads_requested());
 #endif
 	}
 	first_touch(&r.ar, bench_pins(o));
@@ -2242,19 +2253,51 @@ static int stream_mode(const struct options *o, const struct system_info *si,
  * Info mode and the entry point.
  * ====================================================================== */
 
+/* Allowed CPUs as a compact list such as "0-3,8" into buf. */
+static void format_cpu_list(char *buf, size_t len, const int *cpus, int n)
+{
+	size_t used = 0;
+	int i = 0;
+	buf[0] = '\0';
+	while (i < n && used < len) {
+		int j = i;
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "",
+					 cpus[i]);
+		if (j > i && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "-%d", cpus[j]);
+		i = j + 1;
+	}
+}
+
 static int info_mode(const struct system_info *si)
 {
+	int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
+	char list[512] = "unknown";
+	double gran = timer_granularity();
+	if (n > 0)
+		format_cpu_list(list, sizeof(list), cpus, n);
 	if (json_output) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
 		json_str("mode", "info");
 		json_build();
 		json_system(si);
+		json_open("process", '{');
+		json_str("allowed_cpus", n > 0 ? list : NULL);
+		json_int("threads_default", threads_requested());
+		json_num("timer_granularity_s", gran);
+		json_str("binding_env", omp_binding_env());
+		json_close('}');
 		json_close('}');
 	} else {
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
+		printf("Allowed CPUs: %s\n", list);
+		printf("Default threads: %d\n", threads_requested());
+		printf("Timer granularity: %.3g s\n", gran);
 	}
 	return 0;
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# bench.c builds everywhere: through configure/make, and alone with a bare cc.
+
+load test_helper
+
+@test "configure and make build ./bench in a fresh copy of the tree" {
+	cp -r "$MEMBENCH_ROOT/bench.c" "$MEMBENCH_ROOT/configure" \
+		"$MEMBENCH_ROOT/Makefile.in" "$MEMBENCH_ROOT/README.md" "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	run sh -c './configure >/dev/null && make >/dev/null'
+	assert_success
+	run ./bench --version
+	assert_success
+	assert_output --regexp '^membench bench [0-9]+\.[0-9]+\.[0-9]+$'
+	# the build line the binary reports is the one make used
+	run ./bench info
+	assert_line --regexp '^Build flags: .*-O3'
+}
+
+@test "make install and uninstall honour DESTDIR" {
+	cp "$MEMBENCH_ROOT/bench.c" "$MEMBENCH_ROOT/configure" \
+		"$MEMBENCH_ROOT/Makefile.in" "$MEMBENCH_ROOT/README.md" "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	./configure --prefix=/opt/mb >/dev/null
+	make >/dev/null
+	run make install DESTDIR="$BATS_TEST_TMPDIR/root"
+	assert_success
+	[ -x "$BATS_TEST_TMPDIR/root/opt/mb/bin/membench" ]
+	run make uninstall DESTDIR="$BATS_TEST_TMPDIR/root"
+	assert_success
+	[ ! -e "$BATS_TEST_TMPDIR/root/opt/mb/bin/membench" ]
+}
+
+# The strictest flags a user might try, with both compilers, with and
+# without OpenMP: any warning fails the test.
+strict_build() {
+	local cc="$1" omp="$2" out
+	command -v "$cc" >/dev/null || skip "$cc is not installed"
+	out="$BATS_TEST_TMPDIR/b"
+	run "$cc" -std=c99 -Wall -Wextra -pedantic -Werror -O2 $omp \
+		"$MEMBENCH_ROOT/bench.c" -o "$out"
+	assert_success
+	assert_output ""
+	run "$out" $TINY
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "gcc -std=c99 -pedantic builds bench.c alone without warnings" {
+	strict_build gcc ""
+}
+
+@test "gcc -fopenmp -std=c99 -pedantic builds without warnings" {
+	strict_build gcc -fopenmp
+}
+
+@test "clang -std=c99 -pedantic builds bench.c alone without warnings" {
+	strict_build clang ""
+}
+
+@test "clang -fopenmp -std=c99 -pedantic builds without warnings" {
+	[ -n "$(find /usr/lib /usr/include -name omp.h 2>/dev/null | head -n 1)" ] ||
+		skip "no omp.h for clang (libomp-dev)"
+	strict_build clang -fopenmp
+}
+
+@test "a bare 'cc -O2 bench.c' needs no other file and no -l flag" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$MEMBENCH_ROOT/bench.c" .
+	run cc -O2 bench.c -o bench
+	assert_success
+	run ./bench $TINY
+	assert_success
+	# without OpenMP STREAM prints no thread lines, and neither do we
+	refute_line --partial "Number of Threads"
+	assert_line "OpenMP: not enabled in this build"
+}
+
+@test "without OpenMP, --threads above 1 is refused" {
+	bin=$(build_variant serial cc -O2)
+	run "$bin" -t 2 $TINY
+	assert_failure 2
+	assert_output --regexp 'built without OpenMP'
+}
+
+@test "float elements, OFFSET=3 and an odd array size validate" {
+	bin=$(build_variant float gcc -O2 -fopenmp -DSTREAM_TYPE=float -DOFFSET=3)
+	run "$bin" -s 100003 -n 4
+	assert_success
+	assert_line "This system uses 4 bytes per array element."
+	assert_line "Array size = 100003 (elements), Offset = 3 (elements)"
+	assert_line "Solution Validates: avg error less than 1.000000e-06 on all three arrays"
+}
+
+@test "macros set the defaults: size, ntimes, offset, stores" {
+	bin=$(build_variant macros gcc -O2 -DSTREAM_ARRAY_SIZE=123457 -DNTIMES=4 \
+		-DOFFSET=5 -DSTREAMING_STORES=1)
+	run "$bin" --json
+	assert_success
+	run jq -r '[.run.array_size, .run.ntimes, .run.offset, .run.stores] | @tsv' <<<"$output"
+	assert_output "$(printf '123457\t4\t5\tnt')"
+}
+
+@test "NTIMES at or below 1 becomes 10, as in STREAM" {
+	bin=$(build_variant ntimes1 gcc -O2 -DNTIMES=1)
+	run "$bin" -s 100000 --json
+	assert_success
+	run jq -r '.run.ntimes' <<<"$output"
+	assert_output 10
+}
+
+@test "--offset moves the arrays' relative alignment by N elements" {
+	run "$BENCH" $TINY --offset 0 --stagger 0 --json
+	assert_success
+	run jq -r '[.run.arrays[].address_mod_4k] | @tsv' <<<"$output"
+	assert_output "$(printf '0\t0\t0')"
+	run "$BENCH" $TINY --offset 3 --stagger 0 --json
+	run jq -r '[.run.arrays[].address_mod_4k] | @tsv' <<<"$output"
+	assert_output "$(printf '0\t24\t48')"
+}

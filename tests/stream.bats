@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# `bench stream`: STREAM's output contract, JSON, kernels and validation.
+
+load test_helper
+
+@test "text output keeps STREAM's lines, in STREAM's order" {
+	run "$BENCH" stream -s 100000 -n 4 -t 2
+	assert_success
+	assert_line "Array size = 100000 (elements), Offset = 0 (elements)"
+	assert_line "This system uses 8 bytes per array element."
+	assert_line "Each kernel will be executed 4 times."
+	assert_line "Number of Threads requested = 2"
+	assert_line "Number of Threads counted = 2"
+	assert_line --regexp '^Your clock granularity(/precision)? appears to be '
+	assert_line --regexp '^Each test below will take on the order of [0-9]+ microseconds\.$'
+	assert_line --regexp '^   \(= [0-9]+ clock ticks\)$'
+	assert_line "Solution Validates: avg error less than 1.000000e-13 on all three arrays"
+
+	# The header is followed directly by the four rows, formatted exactly
+	# as STREAM's printf("%s%12.1f  %11.6f  %11.6f  %11.6f\n").
+	header=$(grep -n '^Function    Best Rate MB/s  Avg time     Min time     Max time$' \
+		<<<"$output" | cut -d: -f1)
+	[ -n "$header" ]
+	row='[ 0-9]{10}\.[0-9]  [ 0-9]{4}\.[0-9]{6}  [ 0-9]{4}\.[0-9]{6}  [ 0-9]{4}\.[0-9]{6}'
+	i=0
+	for label in "Copy:      " "Scale:     " "Add:       " "Triad:     "; do
+		i=$((i + 1))
+		line=$(sed -n "$((header + i))p" <<<"$output")
+		[[ "$line" =~ ^"$label"$row$ ]] || {
+			echo "row $i does not match STREAM's format: '$line'"
+			return 1
+		}
+	done
+	# ... and the table ends with STREAM's rule, then validation.
+	[ "$(sed -n "$((header + 5))p" <<<"$output")" = \
+		"-------------------------------------------------------------" ]
+}
+
+@test "a STREAM parser's awk gets the four best rates" {
+	run "$BENCH" $TINY
+	assert_success
+	rates=$(awk '/^(Copy|Scale|Add|Triad):/ {print $2}' <<<"$output" | wc -l)
+	[ "$rates" -eq 4 ]
+	# every rate is a positive number, measured, not a placeholder
+	awk '/^(Copy|Scale|Add|Triad):/ { if ($2 + 0 <= 0) exit 1 }' <<<"$output"
+}
+
+@test "best rate is bytes moved over the minimum time" {
+	run "$BENCH" $TINY --json
+	assert_success
+	# STREAM's byte counts: 2, 2, 3, 3 words per element
+	run jq -r '.results[] | "\(.kernel) \(.bytes) \(.best_mbs) \(.min_s)"' <<<"$output"
+	assert_success
+	while read -r k bytes best min; do
+		case "$k" in
+		Copy|Scale) want=$((2 * 8 * 100000)) ;;
+		Add|Triad) want=$((3 * 8 * 100000)) ;;
+		esac
+		[ "${bytes%.*}" -eq "$want" ]
+		awk -v b="$bytes" -v r="$best" -v t="$min" \
+			'BEGIN { e = b / t / 1e6; exit !(r > e * 0.999 && r < e * 1.001) }'
+	done <<<"$output"
+}
+
+@test "--json prints one document with build, system, run, results and validation" {
+	run "$BENCH" $TINY -t 2 --json
+	assert_success
+	run jq -e '
+		.schema == "membench/1" and .mode == "stream" and
+		(.build.compiler | length > 0) and (.build.cflags | type == "string") and
+		(.system.online_cpus >= 1) and (.system.caches | type == "array") and
+		(.system.timestamp | test("^[0-9-]+T[0-9:]+Z$")) and
+		.run.threads_counted == 2 and (.run.threads | length) == 2 and
+		(.run.threads | all(.cpu >= 0)) and
+		(.run.arrays | length) == 3 and (.run.arrays | all(.page_kib >= 4)) and
+		([.results[].kernel] == ["Copy", "Scale", "Add", "Triad"]) and
+		(.results | all(.best_mbs > 0 and .min_s <= .median_s and
+				.median_s <= .max_s and .min_s <= .avg_s)) and
+		.validation.ok == true' <<<"$output"
+	assert_success
+}
+
+@test "--json writes nothing but JSON on stdout" {
+	run --separate-stderr "$BENCH" $TINY --json
+	assert_success
+	jq -e . <<<"$output" >/dev/null
+	[ "$(jq -s length <<<"$output")" -eq 1 ]
+}
+
+@test "thread CPUs are reported so a binding can be checked" {
+	run "$BENCH" $TINY -t 2
+	assert_success
+	assert_line --regexp '^Thread CPUs: 0:[0-9]+ 1:[0-9]+$'
+	assert_line --regexp '^Binding: auto'
+	OMP_PROC_BIND=close run "$BENCH" $TINY -t 2
+	assert_line "Binding: from OMP_PROC_BIND=close"
+}
+
+@test "read and write kernels are opt-in and validate" {
+	run "$BENCH" $TINY --kernels all
+	assert_success
+	assert_line --regexp '^Read:      '
+	assert_line --regexp '^Write:     '
+	assert_line --regexp '^Solution Validates'
+	run "$BENCH" $TINY --kernels read,triad --json
+	assert_success
+	run jq -r '[.results[].kernel] | join(",")' <<<"$output"
+	assert_output "Triad,Read"
+}
+
+@test "streaming stores validate and are reported" {
+	run "$BENCH" $TINY --stores nt --kernels all --json
+	assert_success
+	run jq -r '[.run.stores, .validation.ok] | @tsv' <<<"$output"
+	assert_output "$(printf 'nt\ttrue')"
+	bin=$(build_variant avx512 gcc -O3 -fopenmp -march=native)
+	run "$bin" -s 100003 -n 3 --offset 1 --stores nt --kernels all
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "streaming stores that the target lacks are announced, not hidden" {
+	# BENCH_TYPEID=0 treats the type as unknown, which leaves gcc with no
+	# streaming-store path at all.
+	bin=$(build_variant nont gcc -O2 -DBENCH_TYPEID=0)
+	run "$bin" $TINY --stores nt
+	assert_success
+	assert_line --partial "streaming stores were requested but are not available on this target"
+	assert_line --regexp '^Allocation: .*stores plain'
+}
+
+@test "a corrupted array fails validation with STREAM's lines and status 1" {
+	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	run "$bin" $TINY
+	assert_failure 1
+	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
+	assert_line --regexp '^     For array a\[\], 1 errors were found\.$'
+	refute_line --regexp '^Solution Validates'
+	run "$bin" $TINY --json
+	assert_failure 1
+	run jq -r '.validation.ok, .validation.arrays[0].errors' <<<"$output"
+	assert_output "$(printf 'false\n1')"
+}
+
+@test "small arrays get STREAM's sizing advice with the size that satisfies it" {
+	run "$BENCH" $TINY --json
+	llc=$(jq '[.system.caches[] | select(.type != "Instruction")] | max_by(.level) | .bytes' <<<"$output")
+	[ "$llc" -gt 0 ] || skip "the OS reports no cache sizes"
+	want=$(((4 * llc + 7) / 8))
+	run jq -r '.warnings[]' <<<"$output"
+	assert_output --partial "--size $want or more"
+}
+
+@test "the sizing advice follows the cache sizes the OS reports" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	d="$fake/devices/system/cpu/cpu0/cache/index3"
+	mkdir -p "$d"
+	echo 3 >"$d/level"
+	echo Unified >"$d/type"
+	echo 64K >"$d/size"
+	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 30000 -n 3 --json
+	assert_success
+	run jq -r '.warnings[]' <<<"$output"
+	assert_output --partial "--size 32768 or more"
+	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 32768 -n 3 --json
+	run jq -r '.warnings | map(select(test("last-level"))) | length' <<<"$output"
+	assert_output 0
+}
+
+@test "info shows build and machine, in text and JSON" {
+	run "$BENCH" info
+	assert_success
+	assert_line --regexp '^Build: '
+	assert_line --regexp '^OpenMP: [0-9]+ \((libgomp|libomp|libiomp5|unknown)\)$'
+	assert_line --regexp '^Caches \(OS-reported\):'
+	assert_line --regexp '^Memory: .*THP (always|madvise|never|unavailable)'
+	assert_line --regexp '^Allowed CPUs: [0-9]'
+	run "$BENCH" info --json
+	assert_success
+	run jq -e '.mode == "info" and (.build.openmp_runtime | length > 0) and (.system.hostname | length > 0)' <<<"$output"
+	assert_success
+	# the allowed CPU set is read from the process, not assumed
+	command -v taskset >/dev/null || skip "no taskset"
+	run taskset -c 0 "$BENCH" info --json
+	run jq -r .process.allowed_cpus <<<"$output"
+	assert_output 0
+}
+
+@test "--help lists every option and --version prints the version" {
+	run "$BENCH" --help
+	assert_success
+	for opt in --size --ntimes --threads --offset --alloc --kernels --json --help --version; do
+		assert_output --partial -- "$opt"
+	done
+	run "$BENCH" --version
+	assert_success
+	assert_output --regexp '^membench bench '
+}

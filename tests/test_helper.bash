@@ -1,0 +1,73 @@
+# Shared set-up for membench's Bats suite.
+bats_require_minimum_version 1.5.0
+#
+# Tests run against the ./bench that `make check` builds at the top of the
+# tree; variants (other macros, compilers) are compiled into the test's
+# own temporary directory so nothing in the work tree is touched.
+
+MEMBENCH_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+BENCH="${BENCH:-$MEMBENCH_ROOT/bench}"
+export MEMBENCH_ROOT BENCH
+
+load_bats_lib() {
+	local name="$1" dir
+	for dir in /usr/lib/bats /usr/local/lib/bats /usr/lib/node_modules \
+		"${BATS_LIB_PATH:-/nonexistent}"; do
+		if [ -f "$dir/$name/load.bash" ]; then
+			load "$dir/$name/load.bash"
+			return 0
+		fi
+	done
+	echo "bats library $name not found (apt-get install $name)" >&2
+	return 1
+}
+load_bats_lib bats-support
+load_bats_lib bats-assert
+
+# Small arrays keep the suite fast on two cores; they are far below the
+# sizing rule, so tests never read anything into the rates.
+TINY="-s 100000 -n 3"
+
+# build_variant NAME COMPILER FLAGS...: compile bench.c into
+# $BATS_FILE_TMPDIR/NAME and print its path.
+build_variant() {
+	local name="$1" cc="$2"
+	shift 2
+	command -v "$cc" >/dev/null || skip "$cc is not installed"
+	"$cc" "$@" "$MEMBENCH_ROOT/bench.c" -o "$BATS_FILE_TMPDIR/$name" >&2 ||
+		return 1
+	echo "$BATS_FILE_TMPDIR/$name"
+}
+
+# A fake /proc for the huge page checks: meminfo with the given pool.
+fake_procfs() {
+	local root="$1" total="$2" free="$3"
+	mkdir -p "$root/sys/vm"
+	cat >"$root/meminfo" <<EOT
+MemTotal:       24000000 kB
+HugePages_Total:    $total
+HugePages_Free:     $free
+HugePages_Rsvd:        0
+HugePages_Surp:        0
+Hugepagesize:       2048 kB
+EOT
+	echo "$total" >"$root/sys/vm/nr_hugepages"
+	cp /proc/cpuinfo "$root/cpuinfo" 2>/dev/null || :
+}
+
+# Run a command with the huge page pool set to N pages, restoring the old
+# size afterwards whatever happens.  Skips when the pool can't be set.
+with_hugepages() {
+	local n="$1" old
+	shift
+	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
+	old=$(cat /proc/sys/vm/nr_hugepages)
+	echo "$n" >/proc/sys/vm/nr_hugepages 2>/dev/null ||
+		skip "cannot write /proc/sys/vm/nr_hugepages"
+	if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -lt "$n" ]; then
+		echo "$old" >/proc/sys/vm/nr_hugepages
+		skip "kernel reserved fewer than $n huge pages"
+	fi
+	run "$@"
+	echo "$old" >/proc/sys/vm/nr_hugepages
+}
