@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# make matrix / matrix/run-matrix: cells built apart, run one at a time,
+# one table row per cell.
+
+load matrix_helper
+
+@test "two compilers, end to end: a table row with numbers for each" {
+	need_compiler gcc
+	need_compiler clang
+	m=$(write_matrix two 'gcc clang | @openmp -O2 | | plain | all')
+	tiny_matrix "$m"
+	assert_success
+	dir=$(results_dir)
+	[ -f "$dir/table.md" ] && [ -f "$dir/table.csv" ]
+	for n in 1 2; do
+		row=$(table_row "$dir" "$n")
+		[[ "$row" == *"| ok |"* ]] || fail "row $n did not validate: $row"
+		# Copy, Scale, Add and Triad are all numbers.
+		nums=$(printf '%s' "$row" | awk -F'|' '{ print $6, $7, $8, $9 }')
+		[[ "$nums" =~ ^\ *[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ *$ ]] ||
+			fail "row $n numbers: '$nums'"
+	done
+	assert_equal "$(table_row "$dir" 1 | awk -F'|' '{ print $3 }')" ' `gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000` '
+	assert_equal "$(table_row "$dir" 2 | awk -F'|' '{ print $3 }')" ' `clang -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000` '
+	# The table's numbers are bench's own, and the binary knows its build line.
+	assert_equal "$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$dir/cells/002/result.json" |
+		awk '{ printf "%.1f", $1 }')" "$(table_row "$dir" 2 | awk -F'|' '{ print $9 }' | tr -d ' ')"
+	assert_equal "$(jq -r .build.cflags "$dir/cells/001/result.json")" "gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000"
+	# CSV: header plus two rows, the build line and a ratio of 1 in row 1.
+	assert_equal "$(wc -l <"$dir/table.csv")" 3
+	run awk -F, 'NR == 2 { print $2, $(NF - 1) }' "$dir/table.csv"
+	assert_output '"gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000" 1.00'
+	# Each cell keeps its exact build and run command, and they replay.
+	grep -q -- '-o bench' "$dir/cells/001/build.sh"
+	rm "$dir/cells/001/bench"
+	sh "$dir/cells/001/build.sh"
+	run sh "$dir/cells/001/run.sh"
+	assert_success
+	echo "$output" | jq -e '.validation.ok == true' >/dev/null
+}
+
+@test "a compiler that is absent is a skipped row, and the matrix goes on" {
+	need_compiler gcc
+	m=$(write_matrix star '* | -O2 | | plain | 1')
+	MATRIX_COMPILERS="no-such-cc-42 gcc" tiny_matrix "$m"
+	assert_success
+	dir=$(results_dir)
+	assert_regex "$(table_row "$dir" 1)" 'skipped: compiler no-such-cc-42 not found on PATH'
+	assert_regex "$(table_row "$dir" 2)" '\| ok \|'
+	[ ! -e "$dir/cells/001/bench" ]
+}
+
+@test "a compiler without OpenMP builds serial cells; a missing flag skips" {
+	need_compiler tcc
+	m=$(write_matrix tcc 'tcc | @openmp -O2 ; @openmp -O2 @native | | plain | all')
+	run "$RUN_MATRIX" --dry-run --size 100000 --results "$BATS_TEST_TMPDIR/results" "$m"
+	assert_success
+	assert_line --regexp '^001	tcc -O2 -DSTREAM_ARRAY_SIZE=100000	\./bench --json	planned$'
+	assert_line --regexp '^002	.*	no tune-for-this-CPU flag known for tcc'
+}
+
+@test "a cell that fails validation shows FAILED validation, never numbers" {
+	need_compiler gcc
+	m=$(write_matrix corrupt \
+		'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' \
+		'gcc | -O2 | | plain | 1')
+	tiny_matrix "$m"
+	assert_success
+	dir=$(results_dir)
+	row=$(table_row "$dir" 1)
+	assert_regex "$row" '\| FAILED validation \|'
+	assert_equal "$(printf '%s' "$row" | awk -F'|' '{ print $6 $7 $8 $9 $12 }' | tr -d ' ')" ""
+	assert_equal "$(sed -n 's/^run_status = //p' "$dir/cells/001/cell.info")" 1
+	assert_regex "$(table_row "$dir" 2)" '\| ok \|'
+	run awk -F, 'NR == 2 { print $12, $11 }' "$dir/table.csv"
+	assert_output '"FAILED validation" '
+}
+
+@test "every run gets a new results directory" {
+	need_compiler gcc
+	m=$(write_matrix one 'gcc | -O2 | | plain | 1')
+	tiny_matrix "$m"
+	assert_success
+	first=$(results_dir)
+	sum=$(cat "$first/table.md" "$first/cells/001/result.json" | cksum)
+	tiny_matrix "$m"
+	assert_success
+	second=$(results_dir)
+	[ "$first" != "$second" ] || fail "both runs wrote $first"
+	assert_regex "$second" "/results/$(uname -n | cut -d. -f1)/[0-9]{8}T[0-9]{6}Z-matrix-one(-[0-9]+)?$"
+	assert_equal "$(cat "$first/table.md" "$first/cells/001/result.json" | cksum)" "$sum"
+}
+
+@test "static arrays past 2 GiB get -mcmodel=medium, small ones do not" {
+	need_compiler gcc
+	m=$(write_matrix big 'gcc | -O2 | | static | 1')
+	run "$RUN_MATRIX" --dry-run --size 100000000 --results "$BATS_TEST_TMPDIR/results" "$m"
+	assert_success
+	assert_line --regexp '^001	gcc -O2 -mcmodel=medium -DSTREAM_ARRAY_SIZE=100000000	'
+	run "$RUN_MATRIX" --dry-run --size 1000000 --results "$BATS_TEST_TMPDIR/results" "$m"
+	refute_output --partial mcmodel
+	m=$(write_matrix bigfloat 'gcc | -O2 | STREAM_TYPE=float | static | 1')
+	run "$RUN_MATRIX" --dry-run --size 100000000 --results "$BATS_TEST_TMPDIR/results" "$m"
+	refute_output --partial mcmodel
+}
+
+@test "the shipped matrices parse, and seed-report keeps its icc rows" {
+	for m in default seed-report hugepages; do
+		run "$RUN_MATRIX" --dry-run --results "$BATS_TEST_TMPDIR/results" "$m"
+		assert_success
+	done
+	run "$RUN_MATRIX" --dry-run --results "$BATS_TEST_TMPDIR/results" seed-report
+	if ! command -v icc >/dev/null; then
+		assert_equal "$(printf '%s\n' "$output" | grep -c '^0.*	icc .*compiler icc not found on PATH$')" 6
+	fi
+	assert_line --regexp '^001	gcc -O3 -DSTREAM_ARRAY_SIZE=11141120	\./bench --json -t 1	'
+	assert_line --partial 'icc -O1 -opt-streaming-stores never -DSTREAM_ARRAY_SIZE=11141120'
+}
+
+@test "bad input: one line on stderr, status 2, no results directory" {
+	run "$RUN_MATRIX" --results "$BATS_TEST_TMPDIR/results" no-such-matrix
+	assert_failure 2
+	assert_output --regexp "^run-matrix: no matrix 'no-such-matrix'"
+	assert_equal "${#lines[@]}" 1
+	run "$RUN_MATRIX" --size 12x --results "$BATS_TEST_TMPDIR/results" default
+	assert_failure 2
+	assert_output "run-matrix: SIZE must be a positive number of elements, not '12x'"
+	m=$(write_matrix bad 'gcc | -O2 | | no-such-mode')
+	run "$RUN_MATRIX" --results "$BATS_TEST_TMPDIR/results" "$m"
+	assert_failure 2
+	assert_output --partial "no memory mode 'no-such-mode'"
+	[ ! -e "$BATS_TEST_TMPDIR/results" ] || [ -z "$(find "$BATS_TEST_TMPDIR/results" -name table.md)" ]
+}
+
+@test "make matrix delegates to matrix/run-matrix" {
+	[ -f "$ROOT/Makefile" ] && [ -f "$ROOT/config.matrix" ] || skip "run ./configure first"
+	need_compiler gcc
+	m=$(write_matrix viamake 'gcc | -O2 | | plain | 1')
+	run make -s -C "$ROOT" matrix MATRIX="$m" SIZE=100000 RESULTS="$BATS_TEST_TMPDIR/r"
+	assert_success
+	assert_output --partial '| `gcc -O2 -DSTREAM_ARRAY_SIZE=100000` | plain (mmap) | 1 |'
+	[ -n "$(find "$BATS_TEST_TMPDIR/r" -name table.csv)" ]
+}
+
+@test "matrix scripts are shellcheck clean" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	run shellcheck -x "$ROOT/matrix/run-matrix" "$ROOT/matrix/find-compilers" "$ROOT/matrix/lib.sh"
+	assert_success
+}
