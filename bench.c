@@ -405,6 +405,13 @@ static unsigned long long physical_memory(void)
 	return (unsigned long long)pages * (unsigned long long)psz;
 }
 
+/* |x| without libm: fabs is a library call for some compilers (tcc), and
+ * bench.c must link with no -l flag. */
+static double abs_d(double x)
+{
+	return x < 0 ? -x : x;
+}
+
 /* ======================================================================
  * Warnings and errors.  Errors are one line on stderr and exit 2;
  * warnings are kept for the report (text and JSON alike).
@@ -1991,7 +1998,7 @@ static void validate(struct stream_run *r, unsigned kernels)
 		if (kernels & (1u << K_READ)) {
 			double want = (double)r->n * (double)aj;
 			r->expect[k] = want;
-			if (fabs(r->sums[k] - want) > 1e-9 * fabs(want))
+			if (abs_d(r->sums[k] - want) > 1e-9 * abs_d(want))
 				r->read_ok = 0;
 		}
 		if (kernels & (1u << K_WRITE))
@@ -2008,14 +2015,14 @@ static void validate(struct stream_run *r, unsigned kernels)
 		double want = r->expected[i], sum = 0.0;
 		long long bad = 0;
 		for (j = 0; j < r->n; j++)
-			sum += fabs((double)arr[i][j] - want);
+			sum += abs_d((double)arr[i][j] - want);
 		r->avg_abs[i] = sum / (double)r->n;
 		/* An expected 0 (c[] when nothing writes it) compares absolutely. */
-		r->avg_rel[i] = want != 0.0 ? r->avg_abs[i] / fabs(want) : r->avg_abs[i];
+		r->avg_rel[i] = want != 0.0 ? r->avg_abs[i] / abs_d(want) : r->avg_abs[i];
 		if (r->avg_rel[i] > r->epsilon) {
 			for (j = 0; j < r->n; j++) {
 				double x = (double)arr[i][j];
-				double e = want != 0.0 ? fabs(x / want - 1.0) : fabs(x);
+				double e = want != 0.0 ? abs_d(x / want - 1.0) : abs_d(x);
 				if (e > r->epsilon)
 					bad++;
 			}
@@ -2043,7 +2050,7 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 	}
 	if ((kernels & (1u << K_READ)) && !r->read_ok)
 		for (k = 0; k < r->ntimes; k++)
-			if (fabs(r->sums[k] - r->expect[k]) > 1e-9 * fabs(r->expect[k]))
+			if (abs_d(r->sums[k] - r->expect[k]) > 1e-9 * abs_d(r->expect[k]))
 				printf("Failed Validation on Read: repetition %llu summed "
 				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
 	if (r->valid)
@@ -3031,7 +3038,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		double lo = s[i];
 		while (j < n) {
 			double med = median(s + i, (size_t)(j - i));
-			if (fabs(s[j] - med) > tol || s[j] - lo > 2 * tol)
+			if (abs_d(s[j] - med) > tol || s[j] - lo > 2 * tol)
 				break;
 			if (s[j] < lo)
 				lo = s[j];
@@ -3042,7 +3049,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			    LAT_PLATEAU_MIN_OCT - 1e-9) {
 			double lvl = median(ns + i, (size_t)(j - i));
 			/* a bump between two stretches at one level is noise */
-			if (m > 0 && fabs(lat_ln(lvl / out[m - 1].ns)) <= tol) {
+			if (m > 0 && abs_d(lat_ln(lvl / out[m - 1].ns)) <= tol) {
 				out[m - 1].last = j - 1;
 			} else if (m < maxout) {
 				out[m].first = i;
@@ -3864,7 +3871,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	r.elapsed = now() - t_start;
 	if (o->mhz <= 0 && r.mhz > 0) {
 		r.mhz_end = lat_measure_mhz();
-		if (fabs(r.mhz_end / r.mhz - 1) > LAT_CLOCK_DRIFT)
+		if (abs_d(r.mhz_end / r.mhz - 1) > LAT_CLOCK_DRIFT)
 			lat_warn("the clock estimate moved from %.0f to %.0f MHz during the "
 			     "run; cycle counts are uncertain (pin the frequency or "
 			     "pass --mhz)", r.mhz, r.mhz_end);

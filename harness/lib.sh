@@ -920,10 +920,11 @@ bench_mode() {
 # step_run WHAT PARAMS_JSON WEIGHT BENCH_ARGS...: run bench once, write
 # step-NNN.raw (bench's stdout as printed), step-NNN.stderr and step-NNN.json
 # (the harness's record of the step, with bench's own JSON inside).
-# Latency runs keep lat_mem_rd's text as the raw file and the record holds
-# the curve read from it; stream runs use --json.
+# bench writes its text to the raw file and, from the same run, its JSON
+# (--json-file) into the record; latency records also hold the first
+# stride's curve read from the text.
 step_run() {
-	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status state raw err rec v json_ok=0 curve=null stride
+	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status state raw err rec v json_ok=0 curve=null stride bjson
 	shift 3
 	STEP=$((STEP + 1))
 	num=$(printf '%03d' "$STEP")
@@ -936,8 +937,7 @@ step_run() {
 	fi
 	[ ${#NUMA_ARGV[@]} -eq 0 ] || cmd+=(numactl "${NUMA_ARGV[@]}")
 	cmd+=("$BENCH" "$mode")
-	[ "$mode" = latency ] || cmd+=(--json)
-	cmd+=("$@")
+	cmd+=("$@" --json-file "$RESULTS_DIR/.step-$num.bench.json.tmp.$$")
 	if [ "$DRY_RUN" = 1 ]; then
 		plan "step $STEP ($what): ${cmd[*]}"
 		return 0
@@ -947,6 +947,7 @@ step_run() {
 	state=$(capture_state)
 	raw=$RESULTS_DIR/.step-$num.raw.tmp.$$
 	err=$RESULTS_DIR/.step-$num.stderr.tmp.$$
+	bjson=$RESULTS_DIR/.step-$num.bench.json.tmp.$$
 	"${cmd[@]}" >"$raw" 2>"$err" || rc=$?
 	progress_done "$weight"
 	status=ok
@@ -956,15 +957,15 @@ step_run() {
 	*) status="bench error (exit $rc)" ;;
 	esac
 	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
+	! jq -e . "$bjson" >/dev/null 2>&1 || json_ok=1
 	if [ "$mode" = latency ]; then
 		stride=$(sed -n 's/^"stride=\([0-9]*\).*/\1/p' "$raw" | head -n1)
 		curve=$(awk '/^"stride=/ { n++ } n == 1 && /^[0-9]+[.][0-9]+ [0-9]+[.][0-9]+$/ { print $1, $2 }' "$raw" |
 			jq -R -s -c '[split("\n")[] | select(length > 0) | split(" ") | {size_mb: (.[0] | tonumber), ns: (.[1] | tonumber)}]')
 		[ "$curve" != '[]' ] || { [ "$status" != ok ] || status='no curve in output'; }
 		[ -n "$stride" ] || stride=null
-	elif jq -e . "$raw" >/dev/null 2>&1; then
-		json_ok=1
-		verify_binding "$raw"
+	elif [ "$json_ok" = 1 ]; then
+		verify_binding "$bjson"
 		if [ "$BIND_VERIFIED" = false ]; then
 			warn "step $STEP: $BIND_NOTE"
 			[ "$status" != ok ] || status='binding did not take'
@@ -988,7 +989,7 @@ step_run() {
 			--arg env "$(omp_env_for_bench)" --arg state "$state" \
 			--arg settings "$(printf '%s\n' "${SETTINGS[@]}")" \
 			--argjson peak "${PEAK_MBS:-null}" --argjson curve "$curve" --argjson stride "${stride:-null}" \
-			--slurpfile bench "$([ "$json_ok" = 1 ] && echo "$raw" || echo /dev/null)" \
+			--slurpfile bench "$([ "$json_ok" = 1 ] && echo "$bjson" || echo /dev/null)" \
 			'{schema: "membench-harness/1", step: $step, what: $what, params: $params,
 			  status: $status, exit_status: $exit_status, command: $cmd.command,
 			  env: ($env | split("\n") | map(select(length > 0))),
@@ -1002,6 +1003,7 @@ step_run() {
 			  bench: ($bench[0] // null)}'
 	} | atomic_write "$RESULTS_DIR/step-$num.json"
 	mv "$raw" "$RESULTS_DIR/step-$num.raw"
+	rm -f "$bjson"
 	if [ -s "$err" ]; then mv "$err" "$RESULTS_DIR/step-$num.stderr"; else rm -f "$err"; fi
 	[ "$rc" != 2 ] || note "step $STEP: bench said: $(head -n1 "$RESULTS_DIR/step-$num.stderr" 2>/dev/null)"
 	return 0

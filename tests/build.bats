@@ -118,3 +118,11 @@ strict_build() {
 	run jq -r '[.run.arrays[].address_mod_4k] | @tsv' <<<"$output"
 	assert_output "$(printf '0\t24\t48')"
 }
+
+@test "tcc, a compiler without OpenMP or builtins, builds and runs bench.c" {
+	bin=$(build_variant tcc tcc)
+	run "$bin" $TINY
+	assert_success
+	assert_line --regexp '^Solution Validates'
+	assert_line "Build: tcc unknown"
+}

@@ -58,7 +58,7 @@ echo "$*" >>"${FAKE_BENCH_LOG:-/dev/null}"
 mode=stream
 case "${1:-}" in stream|latency|all|info) mode=$1; shift ;; esac
 case "${1:-}" in --version) echo 'bench fake 0'; exit 0 ;; esac
-threads=2 size=1000 json=0 max_mb=64
+threads=2 size=1000 json=0 max_mb=64 jfile=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t|--threads) threads=$2; shift ;;
@@ -67,6 +67,7 @@ while [ $# -gt 0 ]; do
 		*M) max_mb=${2%M} ;; *G) max_mb=$((${2%G} * 1024)) ;; *) max_mb=$(($2 / 1048576)) ;; esac
 		shift ;;
 	--json) json=1 ;;
+	--json-file) jfile=$2; shift ;;
 	--help) if [ "$mode" = latency ] && [ -n "${FAKE_NO_LATENCY:-}" ]; then echo 'bench: unknown mode latency' >&2; exit 2; fi
 		echo usage; exit 0 ;;
 	--bad) echo 'bench: bad option --bad' >&2; exit 2 ;;
@@ -87,6 +88,7 @@ if [ "$mode" = latency ]; then
 			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
 	echo
 	echo 'summary: fake'
+	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[]}' >"$jfile"
 	exit 0
 fi
 sleep "${FAKE_BENCH_SLEEP:-0}"
@@ -99,7 +101,13 @@ r=''
 for k in Copy Scale Add Triad; do
 	r="$r${r:+,}{\"kernel\":\"$k\",\"bytes\":$((size * 16)),\"best_mbs\":$((1000 * threads + size / 1000)).5,\"avg_s\":0.1,\"min_s\":0.1,\"max_s\":0.1,\"median_s\":0.1}"
 done
-echo '{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"']},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
+doc='{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"']},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
+if [ -n "$jfile" ]; then
+	echo 'fake STREAM text'
+	echo "$doc" >"$jfile"
+else
+	echo "$doc"
+fi
 EOF
 	chmod +x "$1"
 }

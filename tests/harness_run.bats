@@ -103,7 +103,7 @@ gov() { cat "$FAKE/sys/devices/system/cpu/cpu$1/cpufreq/scaling_governor"; }
 	assert_output --partial "dry-run: smt: would write 'off'"
 	assert_output --partial "dry-run: turbo: would write '1'"
 	assert_output --partial "dry-run: freq: would write '2000000'"
-	assert_output --regexp 'dry-run: step 1 .*OMP_PROC_BIND=close.*GOMP_CPU_AFFINITY=0 4 1 5 2 6 3 7.*stream --json -s 1000'
+	assert_output --regexp 'dry-run: step 1 .*OMP_PROC_BIND=close.*GOMP_CPU_AFFINITY=0 4 1 5 2 6 3 7.*stream -s 1000 --json-file '
 	[ "$(tree_digest)" = "$before" ]
 	[ ! -e "$MEMBENCH_RESULTS" ]
 	[ ! -e "$FAKE_BENCH_LOG" ]

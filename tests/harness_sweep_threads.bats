@@ -13,7 +13,7 @@ SWEEP=$HARNESS_REPO/harness/sweep-threads
 	run "$SWEEP" -- -s 1000
 	assert_success
 	# 8 fake CPUs: 1 2 4 8 16.
-	run grep -o -- '-t [0-9]*$' "$FAKE_BENCH_LOG"
+	run grep -o -- '-t [0-9]*' "$FAKE_BENCH_LOG"
 	assert_output "$(printf -- '-t %s\n' 1 2 4 8 16)"
 }
 
