@@ -74,14 +74,34 @@
 #define STREAM_TYPE double
 #endif
 
-/* 1: non-temporal (streaming) stores by default (--stores nt|plain). */
+/* Stores of the written array (--stores): 0 plain, as STREAM; 1
+ * non-temporal (streaming); 2 auto: calibration passes time both kinds
+ * per kernel and keep the faster, where the target has streaming stores. */
 #ifndef STREAMING_STORES
-#define STREAMING_STORES 0
+#define STREAMING_STORES 2
 #endif
 
-/* Default allocation mode (--alloc), see alloc_names[]. */
+/* Passes of the kernel sequence that --stores auto spends choosing,
+ * alternating plain and streaming; they are replayed by validation. */
+#ifndef BENCH_CAL_PASSES
+#define BENCH_CAL_PASSES 4
+#endif
+#if STREAMING_STORES < 0 || STREAMING_STORES > 2
+#error "STREAMING_STORES must be 0 (plain), 1 (streaming) or 2 (auto)"
+#endif
+
+/* Default allocation mode (--alloc) of the bandwidth arrays, see
+ * alloc_names[].  thp: measured here, 2 MiB pages lift Copy by a few per
+ * cent and never hurt; where THP is off the page report says so. */
 #ifndef BENCH_ALLOC
-#define BENCH_ALLOC "mmap"
+#define BENCH_ALLOC "thp"
+#endif
+
+/* Default allocation mode of the latency chase buffer: base pages, as
+ * lat_mem_rd gets them, so the curve includes the TLB misses users
+ * compare against; --alloc thp|hugetlb shows the huge page effect. */
+#ifndef LAT_ALLOC
+#define LAT_ALLOC "mmap"
 #endif
 
 /* Bytes added between consecutive dynamically allocated arrays so that
@@ -495,11 +515,12 @@ static const struct option_def option_defs[] = {
 	{O_OFFSET, 0, "offset", "N", M_BW,
 	 "elements added after each array (default " XSTR(OFFSET) ")"},
 	{O_ALLOC, 0, "alloc", "MODE", M_RUN,
-	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC ")"},
+	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
+	 ", latency " LAT_ALLOC ")"},
 	{O_KERNELS, 0, "kernels", "LIST", M_BW,
 	 "comma list of copy,scale,add,triad,read,write, or all"},
-	{O_STORES, 0, "stores", "plain|nt", M_BW,
-	 "plain or non-temporal stores (default from STREAMING_STORES)"},
+	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
+	 "plain, nt (non-temporal) or auto (faster per kernel; default)"},
 	{O_STAGGER, 0, "stagger", "BYTES", M_BW,
 	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
 	{O_BIND, 0, "bind", "auto|none", M_RUN,
@@ -529,6 +550,9 @@ static const struct option_def option_defs[] = {
 };
 #define NOPTIONS (sizeof(option_defs) / sizeof(option_defs[0]))
 
+enum { STORES_PLAIN, STORES_NT, STORES_AUTO };
+static const char *const store_names[] = {"plain", "nt", "auto"};
+
 enum alloc_mode { A_STATIC, A_MALLOC, A_MMAP, A_THP, A_HUGETLB, A_SHM };
 static const char *const alloc_names[] = {
 	"static", "malloc", "mmap", "thp", "hugetlb", "shm"
@@ -545,9 +569,10 @@ struct options {
 	unsigned long long offset;
 	unsigned long long stagger;
 	long threads; /* 0: runtime default */
-	enum alloc_mode alloc;
+	enum alloc_mode alloc;     /* bandwidth arrays */
+	enum alloc_mode lat_alloc; /* latency chase buffer */
 	unsigned kernels; /* bit per kernel_defs[] entry */
-	int nt_stores;
+	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
 	int bind;
 	/* latency */
 	int pattern;
@@ -785,6 +810,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->nt_stores = STREAMING_STORES;
 	o->bind = BENCH_BIND;
 	o->alloc = parse_alloc(env_alloc);
+	o->lat_alloc = parse_alloc(LAT_ALLOC);
 	o->pattern = P_RANDOM;
 	o->lat_min = LAT_MIN_BYTES;
 	o->lat_max = LAT_MAX_BYTES;
@@ -855,18 +881,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->offset = parse_count(flag, val, 0, 1u << 30);
 			break;
 		case O_ALLOC:
-			o->alloc = parse_alloc(val);
+			o->alloc = o->lat_alloc = parse_alloc(val);
 			break;
 		case O_KERNELS:
 			o->kernels = parse_kernels(val);
 			break;
 		case O_STORES:
 			if (strcmp(val, "nt") == 0)
-				o->nt_stores = 1;
+				o->nt_stores = STORES_NT;
 			else if (strcmp(val, "plain") == 0)
-				o->nt_stores = 0;
+				o->nt_stores = STORES_PLAIN;
+			else if (strcmp(val, "auto") == 0)
+				o->nt_stores = STORES_AUTO;
 			else
-				die("--stores: unknown value '%s' (plain, nt)", val);
+				die("--stores: unknown value '%s' (plain, nt, auto)", val);
 			break;
 		case O_STAGGER:
 			o->stagger = parse_bytes(flag, val, 0);
@@ -1594,7 +1622,7 @@ static void json_build(void)
 	json_int("stream_array_size", (long long)STREAM_ARRAY_SIZE);
 	json_int("ntimes", NTIMES);
 	json_int("offset", OFFSET);
-	json_bool("streaming_stores", STREAMING_STORES);
+	json_str("streaming_stores", store_names[STREAMING_STORES]);
 	json_bool("streaming_stores_available", HAVE_NT);
 	json_str("streaming_stores_isa", NT_ISA);
 	json_str("bench_alloc", BENCH_ALLOC);
@@ -1963,6 +1991,10 @@ struct stream_run {
 	double *sums;   /* Read's total per repetition */
 	double *expect; /* the replayed a[] before each Read */
 	double min_t[NKERNELS], max_t[NKERNELS], avg_t[NKERNELS], med_t[NKERNELS];
+	/* stores: what each kernel used, and what --stores auto measured */
+	int store_nt[NKERNELS];
+	unsigned long long ncal;
+	double cal_min[NKERNELS][2];
 	/* validation */
 	int valid;
 	int read_ok;
@@ -1986,7 +2018,8 @@ static void validate(struct stream_run *r, unsigned kernels)
 	r->epsilon = sizeof(elem_t) == 4 ? 1.e-6 : 1.e-13;
 	aj = (elem_t)(2.0E0 * aj); /* the timer-resolution pass doubled a[] */
 	r->read_ok = 1;
-	for (k = 0; k < r->ntimes; k++) {
+	/* calibration passes (--stores auto) ran the same sequence first */
+	for (k = 0; k < r->ncal + r->ntimes; k++) {
 		if (kernels & (1u << K_COPY))
 			cj = aj;
 		if (kernels & (1u << K_SCALE))
@@ -1995,10 +2028,10 @@ static void validate(struct stream_run *r, unsigned kernels)
 			cj = aj + bj;
 		if (kernels & (1u << K_TRIAD))
 			aj = bj + q * cj;
-		if (kernels & (1u << K_READ)) {
+		if ((kernels & (1u << K_READ)) && k >= r->ncal) {
 			double want = (double)r->n * (double)aj;
-			r->expect[k] = want;
-			if (abs_d(r->sums[k] - want) > 1e-9 * abs_d(want))
+			r->expect[k - r->ncal] = want;
+			if (abs_d(r->sums[k - r->ncal] - want) > 1e-9 * abs_d(want))
 				r->read_ok = 0;
 		}
 		if (kernels & (1u << K_WRITE))
@@ -2062,6 +2095,38 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
  * The bandwidth mode.
  * ====================================================================== */
 
+/* Passes --stores auto spends choosing between plain and streaming. */
+static unsigned long long calibration_passes(const struct options *o)
+{
+	return o->nt_stores == STORES_AUTO && HAVE_NT ? BENCH_CAL_PASSES : 0;
+}
+
+/* How many passes of the kernel sequence keep every value finite: the
+ * values grow with each pass (15-fold with all four STREAM kernels), and
+ * an infinite value would validate against an infinite expectation.  The
+ * 1e20 leaves room for the Read kernel's sum of n values. */
+static unsigned long long replay_limit(unsigned kernels)
+{
+	elem_t aj = 2.0, bj = 2.0, cj = 0.0, q = 3.0;
+	unsigned long long k;
+	for (k = 0; k < 1000000; k++) {
+		if (kernels & (1u << K_COPY))
+			cj = aj;
+		if (kernels & (1u << K_SCALE))
+			bj = q * cj;
+		if (kernels & (1u << K_ADD))
+			cj = aj + bj;
+		if (kernels & (1u << K_TRIAD))
+			aj = bj + q * cj;
+		if (kernels & (1u << K_WRITE))
+			cj = q;
+		if (!isfinite((double)aj * 1e20) || !isfinite((double)bj * 1e20) ||
+		    !isfinite((double)cj * 1e20))
+			return k;
+	}
+	return k;
+}
+
 /* Refuse what cannot run, before anything is allocated or printed. */
 static void stream_check(const struct options *o)
 {
@@ -2098,7 +2163,16 @@ static void stream_check(const struct options *o)
 			die("--alloc hugetlb: this kernel reports no huge page size");
 		hugetlb_check_pool(3 * ((len + hp - 1) / hp));
 	}
-	if (o->nt_stores && !HAVE_NT)
+	{
+		unsigned long long passes = o->ntimes + calibration_passes(o);
+		unsigned long long most = replay_limit(o->kernels);
+		if (passes > most)
+			die("--ntimes: %llu repetitions%s make %s values overflow "
+			    "(they grow about 15-fold per pass); use at most %llu",
+			    o->ntimes, passes > o->ntimes ? " plus calibration" : "",
+			    XSTR(STREAM_TYPE), most - (passes - o->ntimes));
+	}
+	if (o->nt_stores == STORES_NT && !HAVE_NT)
 		warn("streaming stores were requested but are not available on "
 		     "this target; plain stores are used");
 }
@@ -2171,14 +2245,65 @@ static void print_stream_banner(const struct options *o, const struct stream_run
 	printf(" will be used to compute the reported bandwidth.\n");
 }
 
+/* --stores auto: time each kernel with plain and with streaming stores,
+ * alternately, and keep the faster per kernel.  These passes are not
+ * reported as results; validation replays them. */
+static void choose_stores(const struct options *o, struct stream_run *r,
+			  elem_t q)
+{
+	unsigned long long pass;
+	int k;
+	for (k = 0; k < NKERNELS; k++) {
+		r->store_nt[k] = o->nt_stores == STORES_NT && HAVE_NT && k != K_READ;
+		r->cal_min[k][0] = r->cal_min[k][1] = DBL_MAX;
+	}
+	r->ncal = calibration_passes(o);
+	for (pass = 0; pass < r->ncal; pass++) {
+		int nt = pass % 2 == 0;
+		for (k = 0; k < NKERNELS; k++) {
+			double sum, t;
+			if (!(o->kernels & (1u << k)))
+				continue;
+			t = run_kernel((enum kernel_id)k, &r->ar, q, nt, &sum);
+			if (t < r->cal_min[k][nt])
+				r->cal_min[k][nt] = t;
+		}
+	}
+	if (r->ncal)
+		for (k = 0; k < NKERNELS; k++)
+			r->store_nt[k] = k != K_READ &&
+					 r->cal_min[k][1] < r->cal_min[k][0];
+}
+
+/* "plain", "nt", or for auto "auto: Copy plain, Scale nt, ..." */
+static void describe_stores(const struct options *o, const struct stream_run *r,
+			    char *buf, size_t len)
+{
+	size_t used;
+	int k;
+	if (!r->ncal) {
+		snprintf(buf, len, "%s",
+			 o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain");
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "auto:");
+	for (k = 0; k < NKERNELS && used < len; k++)
+		if ((o->kernels & (1u << k)) && k != K_READ)
+			used += (size_t)snprintf(buf + used, len - used, " %s %s",
+						 kernel_display((enum kernel_id)k),
+						 r->store_nt[k] ? "nt" : "plain");
+}
+
 static void print_placement_text(const struct options *o,
 				 const struct stream_run *r)
 {
 	char bind[160];
 	int i;
 	describe_binding(o, bind, sizeof(bind));
+	char stores[160];
+	describe_stores(o, r, stores, sizeof(stores));
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
-	       alloc_names[o->alloc], o->nt_stores && HAVE_NT ? "nt" : "plain",
+	       alloc_names[o->alloc], stores,
 	       o->alloc == A_STATIC ? 0ULL : o->stagger);
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
@@ -2235,7 +2360,9 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[o->alloc]);
-	json_str("stores", o->nt_stores && HAVE_NT ? "nt" : "plain");
+	json_str("stores", r->ncal ? "auto"
+			   : o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain");
+	json_int("calibration_passes", (long long)r->ncal);
 	json_int("stagger_bytes", o->alloc == A_STATIC ? 0 : (long long)o->stagger);
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
 	json_int("threads_requested", threads_requested());
@@ -2288,6 +2415,11 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_num("min_s", r->min_t[k]);
 		json_num("max_s", r->max_t[k]);
 		json_num("median_s", r->med_t[k]);
+		json_str("stores", k == K_READ ? "none" : r->store_nt[k] ? "nt" : "plain");
+		if (r->ncal && k != K_READ) {
+			json_num("calibration_plain_s", r->cal_min[k][0]);
+			json_num("calibration_nt_s", r->cal_min[k][1]);
+		}
 		json_close('}');
 	}
 	json_close(']');
@@ -2350,7 +2482,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	struct stream_run r;
 	unsigned long long llc = reported_llc(si);
 	unsigned long long k, rep;
-	int quantum, nt = o->nt_stores && HAVE_NT, i;
+	int quantum, i;
 	double t;
 	elem_t q = 3.0;
 
@@ -2388,6 +2520,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 			r.ar.a[j] = 2.0E0 * r.ar.a[j];
 	}
 	t = 1.0E6 * (now() - t);
+	choose_stores(o, &r, q);
 	if (!json_output) {
 		if (quantum >= 1)
 			printf("Your clock granularity/precision appears to be %d "
@@ -2426,7 +2559,8 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 			if (o->kernels & (1u << k)) {
 				double sum = 0.0;
 				TIME_AT(&r, k, rep) =
-					run_kernel((enum kernel_id)k, &r.ar, q, nt, &sum);
+					run_kernel((enum kernel_id)k, &r.ar, q,
+						   r.store_nt[k], &sum);
 				if (k == K_READ)
 					r.sums[rep] = sum;
 			}
@@ -3442,7 +3576,7 @@ static void lat_print_summary(const struct options *o,
 	format_bytes(b, sizeof(b), o->lat_max);
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
 	       "(%.0f%% huge), chase on CPU %d\n", BENCH_VERSION,
-	       lat_pattern_names[o->pattern], alloc_names[o->alloc], b,
+	       lat_pattern_names[o->pattern], alloc_names[o->lat_alloc], b,
 	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
 	       r->cpu);
 	lat_print_clock(r);
@@ -3532,7 +3666,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("steps_per_octave", o->spo);
 	json_int("chains", o->chains);
 	json_int("load_threads", o->load_threads);
-	json_str("alloc", alloc_names[o->alloc]);
+	json_str("alloc", alloc_names[o->lat_alloc]);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
 	json_int("bytes", (long long)r->buf.bytes);
@@ -3677,13 +3811,13 @@ static void lat_check(struct options *o, const struct system_info *si)
 			die("--stride %zu: --max %llu makes more than 2^32 lines",
 			    o->strides[i], o->lat_max);
 	}
-	if (o->alloc == A_STATIC &&
+	if (o->lat_alloc == A_STATIC &&
 	    (BENCH_NO_STATIC ||
 	     o->lat_max > (unsigned long long)(STREAM_ARRAY_SIZE + OFFSET) *
 				  sizeof(elem_t)))
 		die("--alloc static: the chase buffer of %llu bytes does not fit "
 		    "the compiled static array", o->lat_max);
-	if (o->alloc == A_HUGETLB) {
+	if (o->lat_alloc == A_HUGETLB) {
 		size_t hp = hugetlb_page_bytes();
 		if (!hp)
 			die("--alloc hugetlb: this kernel reports no huge page size");
@@ -3796,9 +3930,9 @@ static int latency_mode(struct options *o, const struct system_info *si,
 #if !BENCH_NO_STATIC
 	static_buf = static_a;
 #endif
-	if (region_alloc(&r.buf, (size_t)o->lat_max, o->alloc, 0, static_buf) != 0)
+	if (region_alloc(&r.buf, (size_t)o->lat_max, o->lat_alloc, 0, static_buf) != 0)
 		die("--alloc %s: could not obtain %.1f MiB for the chase buffer (%s)",
-		    alloc_names[o->alloc], (double)o->lat_max / 1048576.0,
+		    alloc_names[o->lat_alloc], (double)o->lat_max / 1048576.0,
 		    strerror(errno));
 	r.ncpus = allowed_cpus(r.cpus, MAX_THREADS);
 	if (bench_pins(o) && r.ncpus > 0)
@@ -3877,9 +4011,9 @@ static int latency_mode(struct options *o, const struct system_info *si,
 			     "pass --mhz)", r.mhz, r.mhz_end);
 	}
 	if (r.pages.known && r.pages.huge_pct < 50 &&
-	    (o->alloc == A_THP || o->alloc == A_HUGETLB))
+	    (o->lat_alloc == A_THP || o->lat_alloc == A_HUGETLB))
 		lat_warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
-		     alloc_names[o->alloc], r.pages.huge_pct);
+		     alloc_names[o->lat_alloc], r.pages.huge_pct);
 
 	if (json_fp) {
 		if (!json_body_only) {

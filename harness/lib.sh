@@ -1021,7 +1021,7 @@ summary_stream_table() {
 		  (.[] | . as $r
 		   | [($pk[] | ($r.params[.] | tostring))]
 		     + [(if $r.binding.observed == "" then "-" else $r.binding.observed end)]
-		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct)% huge"] | unique | join(", ")
+		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct | round)% huge"] | unique | join(", ")
 		         | if . == "" then "-" else . end)]
 		     + [$ks[] as $k | ([$r.bench.results[]? | select(.kernel == $k)][0].best_mbs // "-") | tostring]
 		     + [$r.status + (if $r.binding.verified == true then ", binding verified" else "" end)]

@@ -85,7 +85,7 @@ fake_procfs() {
 	before=$(hugepages_state)
 	# One long hugetlb cell (many repetitions of a tiny array).
 	m=$(write_matrix slow 'gcc | -O2 | | hugetlb ; bss-relink | 1')
-	setsid "$RUN_MATRIX" --size 100000 --ntimes 1000000 \
+	setsid "$RUN_MATRIX" --size 4000000 --ntimes 200 \
 		--results "$BATS_TEST_TMPDIR/results" "$m" >"$BATS_TEST_TMPDIR/log" 2>&1 &
 	pid=$!
 	for _ in $(seq 1 600); do

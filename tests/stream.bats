@@ -229,3 +229,39 @@ load test_helper
 	assert_failure 2
 	assert_output --partial "choose one"
 }
+
+@test "--stores auto times both kinds per kernel, keeps the faster, and validates" {
+	run "$BENCH" -s 200000 -n 3 --stores auto --kernels all --json
+	assert_success
+	run jq -e '
+		.run.stores == "auto" and .run.calibration_passes == 4 and
+		.validation.ok == true and
+		(.results | map(select(.kernel != "Read")) | all(
+			(.stores == "nt" and .calibration_nt_s < .calibration_plain_s) or
+			(.stores == "plain" and .calibration_plain_s <= .calibration_nt_s))) and
+		(.results[] | select(.kernel == "Read") | .stores == "none")' <<<"$output"
+	assert_success
+	run "$BENCH" -s 200000 -n 3
+	assert_line --regexp '^Allocation: thp, stores auto: Copy (nt|plain) Scale (nt|plain) Add (nt|plain) Triad (nt|plain), stagger 4160 bytes$'
+}
+
+@test "STREAMING_STORES=0 gives STREAM's plain stores and no calibration" {
+	bin=$(build_variant plain gcc -O2 -DSTREAMING_STORES=0)
+	run "$bin" $TINY --json
+	assert_success
+	run jq -r '[.run.stores, .run.calibration_passes, (.results | map(.stores) | unique | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'plain\t0\tplain')"
+}
+
+@test "repetitions that would overflow the element type are refused" {
+	run --separate-stderr "$BENCH" -s 1000 -n 300
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 300 repetitions plus calibration make double values overflow"*"use at most 240" ]]
+	bin=$(build_variant floatn gcc -O2 -DSTREAM_TYPE=float)
+	run --separate-stderr "$bin" -s 1000 -n 40 --stores plain
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 40 repetitions make float values overflow"*"use at most 32" ]]
+	# copy alone never grows the values
+	run "$bin" -s 1000 -n 1000 --kernels copy
+	assert_success
+}
