@@ -241,20 +241,27 @@ load test_helper
 			(.stores == "plain" and .calibration_plain_s <= .calibration_nt_s))) and
 		(.results[] | select(.kernel == "Read") | .stores == "none")' <<<"$output"
 	assert_success
-	run "$BENCH" -s 200000 -n 3
+	run "$BENCH" -s 200000 -n 3 --stores auto
 	assert_line --regexp '^Allocation: thp, stores auto: Copy (nt|plain) Scale (nt|plain) Add (nt|plain) Triad (nt|plain), stagger 4160 bytes$'
 }
 
-@test "STREAMING_STORES=0 gives STREAM's plain stores and no calibration" {
-	bin=$(build_variant plain gcc -O2 -DSTREAMING_STORES=0)
-	run "$bin" $TINY --json
+@test "plain stores by default, as STREAM; STREAMING_STORES=2 makes auto the default" {
+	run "$BENCH" $TINY --json
 	assert_success
 	run jq -r '[.run.stores, .run.calibration_passes, (.results | map(.stores) | unique | join(","))] | @tsv' <<<"$output"
 	assert_output "$(printf 'plain\t0\tplain')"
+	bin=$(build_variant auto gcc -O2 -DSTREAMING_STORES=2)
+	run "$bin" $TINY --json
+	assert_success
+	run jq -r '[.build.streaming_stores, .run.stores, .run.calibration_passes] | @tsv' <<<"$output"
+	assert_output "$(printf 'auto\tauto\t4')"
 }
 
 @test "repetitions that would overflow the element type are refused" {
 	run --separate-stderr "$BENCH" -s 1000 -n 300
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 300 repetitions make double values overflow"*"use at most 244" ]]
+	run --separate-stderr "$BENCH" -s 1000 -n 300 --stores auto
 	assert_failure 2
 	[[ "$stderr" == *"--ntimes: 300 repetitions plus calibration make double values overflow"*"use at most 240" ]]
 	bin=$(build_variant floatn gcc -O2 -DSTREAM_TYPE=float)
