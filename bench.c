@@ -508,8 +508,9 @@ struct option_def {
 };
 
 static const struct option_def option_defs[] = {
-	{O_SIZE, 's', "size", "ELEMENTS", M_BW,
-	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE) ")"},
+	{O_SIZE, 's', "size", "ELEMENTS|auto", M_BW,
+	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
+	 "); auto: 4x the reported LLC"},
 	{O_NTIMES, 'n', "ntimes", "N", M_BW,
 	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
 	{O_THREADS, 't', "threads", "N", M_RUN,
@@ -567,6 +568,7 @@ static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 struct options {
 	enum mode mode;
 	unsigned long long size;
+	int size_auto; /* --size auto: STREAM's rule from the reported LLC */
 	unsigned long long ntimes;
 	unsigned long long offset;
 	unsigned long long stagger;
@@ -871,7 +873,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 		switch (d->id) {
 		case O_SIZE:
-			o->size = parse_count(flag, val, 1, ULLONG_MAX / 64);
+			o->size_auto = strcmp(val, "auto") == 0;
+			if (!o->size_auto)
+				o->size = parse_count(flag, val, 1, ULLONG_MAX / 64);
 			break;
 		case O_NTIMES:
 			o->ntimes = parse_count(flag, val, 2, 1000000);
@@ -2304,6 +2308,10 @@ static void print_placement_text(const struct options *o,
 	describe_binding(o, bind, sizeof(bind));
 	char stores[160];
 	describe_stores(o, r, stores, sizeof(stores));
+	if (o->size_auto)
+		printf("Array size: %llu elements, chosen by --size auto (4x the "
+		       "reported last-level cache, at most half of memory)\n",
+		       (unsigned long long)r->n);
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[o->alloc], stores,
 	       o->alloc == A_STATIC ? 0ULL : o->stagger);
@@ -2359,6 +2367,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	describe_binding(o, bind, sizeof(bind));
 	json_open("run", '{');
 	json_int("array_size", (long long)r->n);
+	json_bool("size_auto", o->size_auto);
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[o->alloc]);
@@ -4119,6 +4128,23 @@ static int info_mode(const struct system_info *si)
 	return 0;
 }
 
+/* --size auto: STREAM's rule, each array at least 4x the last-level cache
+ * the OS reports (never below the compiled size), capped so the three
+ * arrays take at most half of physical memory, and at the compiled size
+ * for static arrays. */
+static void resolve_auto_size(struct options *o, const struct system_info *si)
+{
+	unsigned long long llc = reported_llc(si), n = STREAM_ARRAY_SIZE;
+	unsigned long long cap = si->phys_mem / (6 * sizeof(elem_t));
+	if (llc && (4 * llc + sizeof(elem_t) - 1) / sizeof(elem_t) > n)
+		n = (4 * llc + sizeof(elem_t) - 1) / sizeof(elem_t);
+	if (cap && n > cap)
+		n = cap;
+	if (o->alloc == A_STATIC && n > STREAM_ARRAY_SIZE)
+		n = STREAM_ARRAY_SIZE;
+	o->size = n;
+}
+
 /* --json-file: the document is written to PATH.tmp.PID and renamed to
  * PATH once complete, so an interrupted or refused run leaves no file
  * that looks like a result. */
@@ -4176,6 +4202,8 @@ int main(int argc, char **argv)
 		json_file_open();
 	setup_threads(&o);
 	collect_system(&si);
+	if (o.size_auto)
+		resolve_auto_size(&o, &si);
 	switch (o.mode) {
 	case M_STREAM:
 		rc = stream_mode(&o, &si, 0);

@@ -126,3 +126,17 @@ strict_build() {
 	assert_line --regexp '^Solution Validates'
 	assert_line "Build: tcc unknown"
 }
+
+@test "make run is the main job: bench all through the harness, into results/" {
+	root="$BATS_TEST_TMPDIR/results"
+	# RUN_ARGS keeps it small; the harness is told where to put results
+	run make -C "$MEMBENCH_ROOT" run RUN_ARGS="-s 200000 -n 3 --max 1M" \
+		MEMBENCH_RESULTS="$root"
+	assert_success
+	assert_line --regexp '^Triad: '
+	assert_line --regexp '^# stride=64: L1d'
+	dir=$(find "$root" -mindepth 2 -maxdepth 2 -type d -name '*-run')
+	[ -n "$dir" ]
+	jq -e '.bench.mode == "all" and .bench.validation.ok' "$dir/step-001.json" >/dev/null
+	[ -s "$dir/provenance.txt" ]
+}

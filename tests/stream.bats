@@ -272,3 +272,24 @@ load test_helper
 	run "$bin" -s 1000 -n 1000 --kernels copy
 	assert_success
 }
+
+@test "--size auto applies STREAM's 4x rule to the reported last-level cache" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	d="$fake/devices/system/cpu/cpu0/cache/index3"
+	mkdir -p "$d"
+	echo 3 >"$d/level"
+	echo Unified >"$d/type"
+	echo 1M >"$d/size"
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
+	assert_success
+	run jq -r '[.run.size_auto, .run.array_size, (.warnings | map(select(test("last-level"))) | length)] | @tsv' <<<"$output"
+	assert_output "$(printf 'true\t524288\t0')"
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3
+	assert_line "Array size: 524288 elements, chosen by --size auto (4x the reported last-level cache, at most half of memory)"
+	# static arrays cannot grow, so auto stops at the compiled size
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --alloc static --json
+	assert_success
+	run jq -r .run.array_size <<<"$output"
+	assert_output 1000
+}
