@@ -79,6 +79,74 @@ load matrix_helper
 	assert_output '"FAILED validation" '
 }
 
+@test "--repeat 2: interleaved rounds, per-run files, medians and the Triad spread" {
+	need_compiler gcc
+	m=$(write_matrix rep 'gcc | -O2 ; -O1 | | plain | 1')
+	tiny_matrix --repeat 2 "$m"
+	assert_success
+	dir=$(results_dir)
+	# Round 1 runs every cell before round 2 starts, by the progress lines...
+	assert_equal "$(printf '%s\n' "$output" |
+		sed -n 's/^run-matrix: \(round [0-9]*\/[0-9]* cell [0-9]*\): .*/\1/p' | tr '\n' ,)" \
+		'round 1/2 cell 001,round 1/2 cell 002,round 2/2 cell 001,round 2/2 cell 002,'
+	# ...and by the files each run left.
+	prev=""
+	for r in 001/run-1 002/run-1 001/run-2 002/run-2; do
+		f="$dir/cells/$r/result.json"
+		[ -z "$prev" ] || [ -n "$(find "$f" -newer "$prev")" ] || fail "$r ran before $prev"
+		prev=$f
+	done
+	for c in 001 002; do
+		# Each run keeps its own files; the cell directory holds none.
+		for k in 1 2; do
+			grep -q '^Triad: ' "$dir/cells/$c/run-$k/output.txt"
+			[ -f "$dir/cells/$c/run-$k/stderr.txt" ]
+			jq -e '.validation.ok == true' "$dir/cells/$c/run-$k/result.json" >/dev/null
+		done
+		[ ! -e "$dir/cells/$c/result.json" ] && [ ! -e "$dir/cells/$c/output.txt" ]
+		[ ! -e "$dir/cells/$c/run-3" ]
+		# Every rate is the median of the runs' best rates; the spread is
+		# the largest Triad best rate over the smallest.
+		row=$(table_row "$dir" "${c#00}")
+		assert_regex "$row" '\| ok \|'
+		col=6
+		for kernel in Copy Scale Add Triad; do
+			want=$(jq -s --arg k "$kernel" '[.[].results[] | select(.kernel == $k) | .best_mbs] |
+				sort | (.[0] + .[1]) / 2' "$dir/cells/$c"/run-[12]/result.json)
+			assert_equal "$(printf '%s' "$row" | awk -F'|' -v i="$col" '{ print $i }' | tr -d ' ')" \
+				"$(awk -v x="$want" 'BEGIN { printf "%.1f", x }')"
+			col=$((col + 1))
+		done
+		run awk -F, -v n="${c#00}" -v want="$want" 'NR == n + 1 { exit !($11 == want) }' "$dir/table.csv"
+		assert_success
+		spread=$(jq -s '[.[].results[] | select(.kernel == "Triad") | .best_mbs] | max / min' \
+			"$dir/cells/$c"/run-[12]/result.json | awk '{ printf "%.2f", $1 }')
+		assert_equal "$(printf '%s' "$row" | awk -F'|' '{ print $13 }' | tr -d ' ')" "$spread"
+		run awk -F, -v n="${c#00}" 'NR == n + 1 { print $16 }' "$dir/table.csv"
+		assert_output "$spread"
+	done
+	assert_regex "$(head -n 1 "$dir/table.md")" '; rates are medians of 2 interleaved runs per cell$'
+	assert_regex "$(sed -n 3p "$dir/table.md")" '\| Triad ratio \| Triad spread \|$'
+	run awk -F, 'NR == 1 { print $15, $16, $17 }' "$dir/table.csv"
+	assert_output 'triad_ratio triad_spread dir'
+}
+
+@test "--repeat: a run that fails validation fails the cell, which is not run again" {
+	need_compiler gcc
+	m=$(write_matrix repbad \
+		'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' \
+		'gcc | -O2 | | plain | 1')
+	tiny_matrix --repeat 2 "$m"
+	assert_success
+	dir=$(results_dir)
+	row=$(table_row "$dir" 1)
+	assert_regex "$row" '\| FAILED validation \|'
+	assert_equal "$(printf '%s' "$row" | awk -F'|' '{ print $6 $7 $8 $9 $12 $13 }' | tr -d ' ')" ""
+	[ -f "$dir/cells/001/run-1/result.json" ] && [ ! -e "$dir/cells/001/run-2" ]
+	[ -f "$dir/cells/002/run-2/result.json" ]
+	assert_regex "$(table_row "$dir" 2)" '\| ok \| .* \| 1\.00 \| [0-9]+\.[0-9]{2} \|$'
+}
+
 @test "every run gets a new results directory" {
 	need_compiler gcc
 	m=$(write_matrix one 'gcc | -O2 | | plain | 1')
@@ -128,6 +196,9 @@ load matrix_helper
 	run "$RUN_MATRIX" --size 12x --results "$BATS_TEST_TMPDIR/results" default
 	assert_failure 2
 	assert_output "run-matrix: SIZE must be a positive number of elements, not '12x'"
+	run "$RUN_MATRIX" --repeat 0 --results "$BATS_TEST_TMPDIR/results" default
+	assert_failure 2
+	assert_output "run-matrix: REPEAT must be a positive number of runs per cell, not '0'"
 	m=$(write_matrix bad 'gcc | -O2 | | no-such-mode')
 	run "$RUN_MATRIX" --results "$BATS_TEST_TMPDIR/results" "$m"
 	assert_failure 2
@@ -143,6 +214,16 @@ load matrix_helper
 	assert_success
 	assert_output --partial '| `gcc -O2 -DSTREAM_ARRAY_SIZE=100000` | plain (mmap) | 1 |'
 	[ -n "$(find "$BATS_TEST_TMPDIR/r" -name table.csv)" ]
+}
+
+@test "make matrix passes REPEAT on as --repeat, and nothing without it" {
+	[ -f "$ROOT/Makefile" ] || skip "run ./configure first"
+	run make -n -C "$ROOT" matrix REPEAT=3
+	assert_success
+	assert_output --regexp '--repeat 3 default'
+	run make -n -C "$ROOT" matrix
+	assert_success
+	refute_output --partial -- '--repeat'
 }
 
 @test "matrix scripts are shellcheck clean" {
