@@ -466,17 +466,23 @@ static void keep_warning(const char *buf)
 	}
 }
 
-/* Record a warning; in text mode also print it now, on stdout. */
-static void warn(const char *fmt, ...)
+/* Record a warning; in text mode also print it now, on stdout, after
+ * prefix (modes choose it so their text format stays parseable). */
+static void warn_as(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	keep_warning(buf);
 	if (!json_output)
-		printf("WARNING: %s\n", buf);
+		printf("%s%s\n", prefix, buf);
+}
+
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_as("WARNING: ", fmt, ap);
+	va_end(ap);
 }
 
 /* ======================================================================
@@ -3025,14 +3031,10 @@ static double lat_measure_mhz(void)
  * curve stays lat_mem_rd's; in JSON they join the document's list. */
 static void lat_warn(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	warn_as("# WARNING: ", fmt, ap);
 	va_end(ap);
-	keep_warning(buf);
-	if (!json_output)
-		printf("# WARNING: %s\n", buf);
 }
 
 /* Bytes of the pages --pattern page keeps its lines in: the base page. */

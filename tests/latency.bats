@@ -11,16 +11,8 @@ FIX="$BATS_TEST_DIRNAME/fixtures"
 # A tiny sweep: 4 KiB to 64 KiB, two sizes per octave.
 SMALL=(--min 4K --max 64K --steps-per-octave 2)
 
-refused() {
-	run --separate-stderr "$BENCH" latency "$@"
-	assert_failure 2
-	assert_output ""
-	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
-		echo "expected one line on stderr, got: $stderr"
-		return 1
-	}
-	[[ "$stderr" == bench:* ]]
-}
+# refused_by (test_helper) for the latency mode
+refused() { refused_by latency "$@"; }
 
 # level NAME FIELD: a field of the named level in the first summary.
 level() {

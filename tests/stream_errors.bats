@@ -4,16 +4,7 @@
 
 load test_helper
 
-refused() {
-	run --separate-stderr "$BENCH" "$@"
-	assert_failure 2
-	assert_output ""
-	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
-		echo "expected one line on stderr, got: $stderr"
-		return 1
-	}
-	[[ "$stderr" == bench:* ]]
-}
+refused() { refused_by "$@"; }
 
 @test "unknown flag" {
 	refused --frobnicate

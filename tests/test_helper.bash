@@ -71,3 +71,16 @@ with_hugepages() {
 	run "$@"
 	echo "$old" >/proc/sys/vm/nr_hugepages
 }
+
+# refused_by ARGS...: bench refuses ARGS as bad input: status 2, nothing
+# on stdout, exactly one "bench: ..." line on stderr (left in $stderr).
+refused_by() {
+	run --separate-stderr "$BENCH" "$@"
+	assert_failure 2
+	assert_output ""
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
+		echo "expected one line on stderr, got: $stderr"
+		return 1
+	}
+	[[ "$stderr" == bench:* ]]
+}
