@@ -32,7 +32,7 @@ SWEEP=$HARNESS_REPO/harness/sweep-latency-pages
 	export FAKE_NO_LATENCY=1
 	run "$SWEEP"
 	assert_failure 2
-	assert_output 'sweep-latency-pages: bench has no latency mode yet (issue 3): nothing to sweep'
+	assert_output 'sweep-latency-pages: this bench has no latency mode (rebuild it from the current bench.c): nothing to sweep'
 }
 
 @test "unknown modes are bad input" {

@@ -38,7 +38,7 @@ SWEEP=$HARNESS_REPO/harness/sweep-size
 	export FAKE_NO_LATENCY=1
 	run "$SWEEP" --llc-from measured
 	assert_failure 2
-	assert_output --partial 'bench has no latency mode yet (issue 3)'
+	assert_output --partial 'this bench has no latency mode (rebuild it from the current bench.c)'
 }
 
 @test "measured LLC is read off the latency curve and recorded" {
