@@ -140,3 +140,17 @@ strict_build() {
 	jq -e '.bench.mode == "all" and .bench.validation.ok' "$dir/step-001.json" >/dev/null
 	[ -s "$dir/provenance.txt" ]
 }
+
+@test "make dist makes a tarball that configures, builds and validates" {
+	cd "$BATS_TEST_TMPDIR"
+	run make -C "$MEMBENCH_ROOT" dist
+	assert_success
+	tarball="$MEMBENCH_ROOT/membench-$(sed -n 's/^AC_INIT(\[membench\], \[\([^]]*\)\].*/\1/p' "$MEMBENCH_ROOT/configure.ac").tar.gz"
+	mv "$tarball" .
+	tar xzf membench-*.tar.gz
+	cd membench-*/
+	[ -f results/README ] && [ -x .ci/run ] && [ -f tests/test_helper.bash ]
+	run sh -c './configure >/dev/null && make >/dev/null && ./bench -s 100000 -n 3'
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
