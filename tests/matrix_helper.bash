@@ -1,6 +1,6 @@
 # tests/matrix_helper.bash: shared by tests/matrix*.bats.
-load /usr/lib/bats/bats-support/load.bash
-load /usr/lib/bats/bats-assert/load.bash
+# shellcheck disable=SC2034,SC2154 # variables used by the .bats files; $output set by bats
+load test_helper
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 RUN_MATRIX="$ROOT/matrix/run-matrix"

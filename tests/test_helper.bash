@@ -1,4 +1,5 @@
 # Shared set-up for membench's Bats suite.
+# shellcheck disable=SC2034,SC2154 # TINY is for the .bats files; $stderr is set by bats
 bats_require_minimum_version 1.5.0
 #
 # Tests run against the ./bench that `make check` builds at the top of the
