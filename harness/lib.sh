@@ -194,6 +194,21 @@ saved_value() {
 	return 1
 }
 
+# write_freq_range DIR MIN MAX: set a cpufreq policy's scaling_min_freq and
+# scaling_max_freq (kHz).  Order matters, since the kernel refuses min > max
+# at every moment: raise max before min, lower min before max.  Callers
+# read the result back to verify it.
+write_freq_range() {
+	local dir=$1 min=$2 max=$3
+	if [ "$min" -gt "$(knob_current "$dir/scaling_max_freq")" ]; then
+		knob_write "$dir/scaling_max_freq" "$max" 2>/dev/null || true
+		knob_write "$dir/scaling_min_freq" "$min" 2>/dev/null || true
+	else
+		knob_write "$dir/scaling_min_freq" "$min" 2>/dev/null || true
+		knob_write "$dir/scaling_max_freq" "$max" 2>/dev/null || true
+	fi
+}
+
 # restore_all: undo every change, newest first.  Safe to call twice.
 restore_all() {
 	local i kind target value now min max
@@ -210,15 +225,8 @@ restore_all() {
 			fi
 			;;
 		minmax)
-			# Order matters: the kernel refuses min > max at every moment.
 			min=${value% *} max=${value#* }
-			if [ "$min" -gt "$(knob_current "$target/scaling_max_freq")" ]; then
-				knob_write "$target/scaling_max_freq" "$max" 2>/dev/null || true
-				knob_write "$target/scaling_min_freq" "$min" 2>/dev/null || true
-			else
-				knob_write "$target/scaling_min_freq" "$min" 2>/dev/null || true
-				knob_write "$target/scaling_max_freq" "$max" 2>/dev/null || true
-			fi
+			write_freq_range "$target" "$min" "$max"
 			now="$(knob_current "$target/scaling_min_freq") $(knob_current "$target/scaling_max_freq")"
 			if [ "$now" = "$value" ]; then
 				note "restored $target min/max to $value kHz"
@@ -588,14 +596,7 @@ apply_freq() {
 			plan "freq: would set $d/scaling_min_freq and scaling_max_freq to $khz (now $(knob_current "$d/scaling_min_freq") $(knob_current "$d/scaling_max_freq"))"
 		else
 			save_for_restore minmax "$d" "$(knob_current "$d/scaling_min_freq") $(knob_current "$d/scaling_max_freq")"
-			# Raise max before min, lower min before max.
-			if [ "$khz" -gt "$(knob_current "$d/scaling_max_freq")" ]; then
-				knob_write "$d/scaling_max_freq" "$khz" 2>/dev/null || true
-				knob_write "$d/scaling_min_freq" "$khz" 2>/dev/null || true
-			else
-				knob_write "$d/scaling_min_freq" "$khz" 2>/dev/null || true
-				knob_write "$d/scaling_max_freq" "$khz" 2>/dev/null || true
-			fi
+			write_freq_range "$d" "$khz" "$khz"
 			if [ "$(knob_current "$d/scaling_min_freq") $(knob_current "$d/scaling_max_freq")" != "$khz $khz" ]; then
 				not_verified freq "$d min/max did not both become $khz kHz"
 				ok=0
