@@ -1141,7 +1141,6 @@ struct page_report {
 	unsigned long page_kib;        /* the page size most memory sits on */
 	unsigned long kernel_page_kib; /* the mapping's KernelPageSize */
 	double huge_pct;
-	unsigned long long rss_kib;
 };
 
 static void page_report(const void *addr, size_t bytes, struct page_report *pr)
@@ -1191,7 +1190,6 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 	pr->known = best > 0;
 	pr->kernel_page_kib = kps;
 	pr->page_kib = kps;
-	pr->rss_kib = rss;
 	pr->huge_pct = rss ? 100.0 * (double)huge / (double)rss : 0.0;
 	if (pr->huge_pct > 100.0)
 		pr->huge_pct = 100.0;
