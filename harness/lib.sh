@@ -9,12 +9,18 @@
 # old value first, so restore_all (run from the EXIT/INT/TERM traps) can put
 # it back whatever happens in between.
 #
+# Every command that measures also takes the membench lock (take_lock), so
+# two of them never run at once, and names its results directory with
+# make_results_dir; every command prints --help from its own usage function
+# and --version from the one version string, bench.c's BENCH_VERSION.
+#
 # Environment (mostly for tests):
 #   MEMBENCH_SYSFS   sysfs root (default /sys)
 #   MEMBENCH_PROCFS  procfs root (default /proc)
 #   MEMBENCH_BENCH   bench binary (default <repo>/bench)
 #   MEMBENCH_RESULTS results root (default <repo>/results)
 #   MEMBENCH_UID     pretend to be this uid (tests of the non-root path)
+#   MEMBENCH_LOCK_DIR  directory that holds the lock (default: see lock_dir)
 #   MEMBENCH_KNOB_WRITER  command run as `CMD PATH VALUE` instead of writing a
 #                    knob directly; tests use it to act like a kernel that
 #                    reserves fewer huge pages than asked.
@@ -29,12 +35,15 @@ SMT_FILE=$CPU_DIR/smt/control
 
 HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$HARNESS_DIR/.." && pwd)
-PROG=$(basename "$0")
+PROG=${0##*/}
+# The one version string is bench's own; configure's is for tarball names.
+MEMBENCH_VERSION=$(sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$REPO_ROOT/bench.c" 2>/dev/null)
+MEMBENCH_VERSION=${MEMBENCH_VERSION:-unknown}
 
 # ---------------------------------------------------------------- options
 OPT_GOVERNOR='' OPT_FREQ='' OPT_TURBO='' OPT_BIND='' OPT_NUMA='' OPT_THP=''
 OPT_HUGEPAGES='' OPT_SMT='' OPT_PREFETCH='' OPT_LABEL='' OPT_RUNTIME=''
-DRY_RUN=0 REQUIRED=0
+DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0
 PEAK_MTS='' PEAK_CHANNELS='' PEAK_SOCKETS='' PEAK_BUS_BITS=64
 RESULTS_ROOT=${MEMBENCH_RESULTS:-$REPO_ROOT/results}
 BENCH=${MEMBENCH_BENCH:-$REPO_ROOT/bench}
@@ -71,6 +80,32 @@ is_posint() { is_uint "$1" && [ "$1" -gt 0 ]; }
 is_root() { [ "${MEMBENCH_UID:-$(id -u)}" = 0 ]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+print_version() { printf '%s (membench) %s\n' "$PROG" "$MEMBENCH_VERSION"; }
+
+# The options every membench command takes, in its own usage text too.
+std_usage() {
+	cat <<'EOF'
+  --results DIR       results root (default <repo>/results)
+  --wait-lock         wait for another membench command to finish instead
+                      of refusing to start while it holds the lock
+  -h, --help          this text
+  --version           print the membench version
+EOF
+}
+
+# parse_std_opt ARGS...: consume one option every command takes, set
+# CONSUMED; return 1 when ARGS starts with something else.
+parse_std_opt() {
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--version) print_version; exit 0 ;;
+	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
+	--results) [ $# -ge 2 ] || die "option $1 needs a value"
+		RESULTS_ROOT=$2; CONSUMED=2 ;;
+	*) return 1 ;;
+	esac
+}
+
 common_usage() {
 	cat <<'EOF'
 Machine settings (each one is saved, applied, verified, recorded and restored):
@@ -91,7 +126,6 @@ Machine settings (each one is saved, applied, verified, recorded and restored):
                       of skipping it with a note
 Run:
   --label NAME        results go to results/<host>/<UTC stamp>-NAME/
-  --results DIR       results root (default <repo>/results)
   --bench PATH        bench binary (default <repo>/bench)
   --omp-runtime libgomp|libomp|libiomp5|none   skip runtime detection
   --dry-run           print every change and command; change and run nothing
@@ -100,8 +134,8 @@ Theoretical peak (each result is also shown as a percentage of it):
                       peak MB/s = MT/s * bus_bits/8 * channels * sockets;
                       without them, `dmidecode -t memory` is read when root
   --                  everything after it goes to bench unchanged
-  -h, --help          this text
 EOF
+	std_usage
 }
 
 # parse_common_opt ARGS...: consume one common option, set CONSUMED.
@@ -109,10 +143,11 @@ EOF
 CONSUMED=0
 parse_common_opt() {
 	local opt=$1
+	! parse_std_opt "$@" || return 0
 	CONSUMED=2
 	case "$opt" in
 	--governor|--freq|--turbo|--bind|--numa|--thp|--hugepages|--smt|--prefetch|\
-	--label|--results|--bench|--omp-runtime|--peak-mts|--channels|--sockets|--bus-bits)
+	--label|--bench|--omp-runtime|--peak-mts|--channels|--sockets|--bus-bits)
 		[ $# -ge 2 ] || die "option $opt needs a value"
 		;;
 	esac
@@ -133,7 +168,6 @@ parse_common_opt() {
 	--label) printf '%s' "$2" | grep -Eq '^[A-Za-z0-9._-]+$' \
 		|| die "--label may hold only letters, digits, '.', '_' and '-', not '$2'"
 		OPT_LABEL=$2 ;;
-	--results) RESULTS_ROOT=$2 ;;
 	--bench) BENCH=$2 ;;
 	--omp-runtime) case "$2" in libgomp|libomp|libiomp5|none) OPT_RUNTIME=$2 ;;
 		*) die "--omp-runtime wants libgomp, libomp, libiomp5 or none, not '$2'" ;; esac ;;
@@ -146,7 +180,6 @@ parse_common_opt() {
 		PEAK_BUS_BITS=$2 ;;
 	--dry-run) DRY_RUN=1; CONSUMED=1 ;;
 	--required) REQUIRED=1; CONSUMED=1 ;;
-	-h|--help) usage; exit 0 ;;
 	--) CONSUMED=1; return 1 ;;
 	*) die "unknown option '$opt' (see --help)" ;;
 	esac
@@ -714,7 +747,8 @@ setup_peak() {
 
 # ------------------------------------------------------- state capture
 capture_state() {
-	local f
+	local - f
+	set +f # run-matrix reads its matrix with globbing off; this needs it
 	printf 'thp enabled: %s\n' "$(cat "$THP_FILE" 2>/dev/null || echo 'n/a')"
 	printf 'thp defrag: %s\n' "$(cat "$THP_DEFRAG_FILE" 2>/dev/null || echo 'n/a')"
 	printf 'nr_hugepages: %s\n' "$(cat "$NR_HUGEPAGES_FILE" 2>/dev/null || echo 'n/a')"
@@ -769,6 +803,17 @@ omp_env_for_bench() {
 	[ ${#BIND_ENV[@]} -eq 0 ] || printf '%s\n' "${BIND_ENV[@]}"
 }
 
+# provenance_bench: the bench binary's part of provenance.txt.  A command
+# that builds a bench per cell (run-matrix) defines its own after sourcing.
+provenance_bench() {
+	printf '\n## bench binary\n%s\n' "$BENCH"
+	sha256sum "$BENCH" 2>&1 || true
+	"$BENCH" --version 2>&1 | head -n 5 || true
+	printf '\n## build (bench info --json: .build; compiler line is .cflags)\n'
+	printf '%s\n' "$BUILD_JSON" | jq . 2>/dev/null || printf '%s\n' "$BUILD_JSON"
+	printf '\n## OpenMP runtime\n%s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
+}
+
 write_provenance() {
 	{
 		printf '# membench harness provenance\n'
@@ -776,16 +821,12 @@ write_provenance() {
 		printf '%q ' "$0" "${ORIG_ARGS[@]}"
 		printf '\n(run in %s)\n' "$PWD"
 		printf '\n## date (UTC)\n%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		printf '\n## membench release (BENCH_VERSION in bench.c)\n%s\n' "$MEMBENCH_VERSION"
 		printf '\n## membench version (git describe --always --dirty)\n'
 		git -C "$REPO_ROOT" describe --always --dirty 2>&1 || true
 		printf '\n## sha256 of bench.c\n'
 		if [ -r "$REPO_ROOT/bench.c" ]; then sha256sum "$REPO_ROOT/bench.c"; else echo "bench.c not found in $REPO_ROOT"; fi
-		printf '\n## bench binary\n%s\n' "$BENCH"
-		sha256sum "$BENCH" 2>&1 || true
-		"$BENCH" --version 2>&1 | head -n 5 || true
-		printf '\n## build (bench info --json: .build; compiler line is .cflags)\n'
-		printf '%s\n' "$BUILD_JSON" | jq . 2>/dev/null || printf '%s\n' "$BUILD_JSON"
-		printf '\n## OpenMP runtime\n%s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
+		provenance_bench
 		printf '\n## OMP_*, GOMP_*, KMP_* for bench (sweeps that change them: see step-*.json .env)\n'
 		omp_env_for_bench
 		printf '\n## settings\n'
@@ -818,9 +859,15 @@ atomic_write() {
 	mv "$tmp" "$dest"
 }
 
+# host_name: the short host name results are filed under.
+host_name() { hostname -s 2>/dev/null || uname -n | cut -d. -f1; }
+
+# make_results_dir: a new RESULTS_DIR, never an old one reused:
+# RESULTS_ROOT/<host>/<UTC stamp>-<label>, then .2, .3... when taken.  The
+# label is --label, else the command's name.
 make_results_dir() {
 	local host stamp base dir n=1
-	host=$(hostname -s 2>/dev/null || uname -n)
+	host=$(host_name)
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	base=$RESULTS_ROOT/$host/$stamp-${OPT_LABEL:-$PROG}
 	mkdir -p "$RESULTS_ROOT/$host" || die "cannot create $RESULTS_ROOT/$host"
@@ -832,6 +879,62 @@ make_results_dir() {
 		dir=$base.$n
 	done
 	RESULTS_DIR=$dir
+}
+
+# ------------------------------------------------------- lock
+# One lock for every command that measures, so `make run` and `make matrix`
+# never share the machine.  It lives in a directory only we may write: a
+# lock file at a predictable name in a world-writable directory could be
+# planted, as a symlink, by anyone.
+
+# private_dir DIR: a real directory (no symlink), ours, that nobody else
+# may write.
+private_dir() {
+	local owner mode
+	[ -d "$1" ] && [ ! -L "$1" ] || return 1
+	owner=$(stat -c %u "$1") mode=$(stat -c %a "$1") || return 1
+	[ "$owner" = "$(id -u)" ] && [ $((8#$mode & 8#022)) -eq 0 ]
+}
+
+# lock_dir: where the lock lives.  MEMBENCH_LOCK_DIR when set; for root
+# /run/membench; for others $XDG_RUNTIME_DIR/membench when that directory
+# is theirs alone, else .lock under the results root.
+lock_dir() {
+	if [ -n "${MEMBENCH_LOCK_DIR:-}" ]; then
+		printf '%s' "$MEMBENCH_LOCK_DIR"
+	elif is_root; then
+		printf '/run/membench'
+	elif [ -n "${XDG_RUNTIME_DIR:-}" ] && private_dir "$XDG_RUNTIME_DIR"; then
+		printf '%s/membench' "$XDG_RUNTIME_DIR"
+	else
+		printf '%s/.lock' "$RESULTS_ROOT"
+	fi
+}
+
+# take_lock: hold the lock (flock on LOCK_FD) until this process and the
+# benches it starts have exited.  A held lock is refused at once, naming
+# its holder, unless --wait-lock.
+LOCK_FD=''
+take_lock() {
+	local dir file holder
+	[ -z "$LOCK_FD" ] || return 0
+	have flock || die "flock (util-linux) is needed for the membench lock and is not installed"
+	dir=$(lock_dir)
+	if [ ! -e "$dir" ] && [ ! -L "$dir" ]; then
+		[ -d "$(dirname "$dir")" ] || mkdir -p "$(dirname "$dir")" 2>/dev/null || true
+		mkdir -m 700 "$dir" 2>/dev/null || [ -d "$dir" ] || die "cannot create the lock directory $dir"
+	fi
+	private_dir "$dir" || die "refusing the lock directory $dir: it must be a real directory (not a symlink), owned by uid $(id -u), that no one else may write"
+	file=$dir/lock
+	[ ! -L "$file" ] || die "refusing the lock file $file: it is a symlink"
+	exec {LOCK_FD}<>"$file" || die "cannot open the lock file $file"
+	if ! flock -n "$LOCK_FD"; then
+		holder=$(head -n 1 "$file" 2>/dev/null || true)
+		[ "$WAIT_LOCK" = 1 ] || die "another membench command is measuring (${holder:-holder unknown}; lock $file); try again when it is done, or pass --wait-lock"
+		note "waiting for the lock: ${holder:-another membench command} holds it"
+		flock "$LOCK_FD"
+	fi
+	printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" >"$file"
 }
 
 # ------------------------------------------------------- progress
@@ -858,6 +961,7 @@ on_signal() {
 on_exit() {
 	local rc=$?
 	trap - EXIT INT TERM
+	set +f
 	restore_all
 	[ -z "$RESULTS_DIR" ] || rm -f "$RESULTS_DIR"/.*.tmp.* 2>/dev/null || true
 	if [ "$INTERRUPTED" = 1 ] && [ -n "$RESULTS_DIR" ] && [ -d "$RESULTS_DIR" ]; then
@@ -878,20 +982,36 @@ load_build_info() {
 	fi
 }
 
-# session_begin: everything up to the first step.  The apply order matters:
-# SMT first (it changes which CPUs are online), binding last (it reads the
-# topology that results).
-session_begin() {
-	[ -x "$BENCH" ] || die "no bench binary at $BENCH (build it: ./setup && make, or pass --bench)"
+# session_open: scratch space, the traps that restore the machine on every
+# exit path, the lock (not for a dry run, which measures nothing) and the
+# state before anything changes.  session_begin calls it; a command with
+# work to do before its bench exists (bench-compare builds one) calls it
+# first.
+SESSION_OPEN=0
+session_open() {
+	[ "$SESSION_OPEN" = 0 ] || return 0
 	have jq || die "jq is needed to read bench's JSON and is not installed"
+	SESSION_OPEN=1
 	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/membench-harness.XXXXXX")
 	trap on_exit EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
+	[ "$DRY_RUN" = 1 ] || take_lock
 	STATE_BEFORE=$(capture_state)
-	# In a dry run nothing is executed, bench included; ldd only reads it.
-	[ "$DRY_RUN" = 1 ] || load_build_info
-	detect_runtime
+}
+
+# session_begin: everything up to the first step.  The apply order matters:
+# SMT first (it changes which CPUs are online), binding last (it reads the
+# topology that results).  With BENCH empty (run-matrix: a bench per cell)
+# there is no build to read.
+session_begin() {
+	[ -z "$BENCH" ] || [ -x "$BENCH" ] || die "no bench binary at $BENCH (build it: ./setup && make, or pass --bench)"
+	session_open
+	if [ -n "$BENCH" ]; then
+		# In a dry run nothing is executed, bench included; ldd only reads it.
+		[ "$DRY_RUN" = 1 ] || load_build_info
+		detect_runtime
+	fi
 	[ -z "$OPT_SMT" ] || apply_smt "$OPT_SMT"
 	[ -z "$OPT_PREFETCH" ] || apply_prefetch "$OPT_PREFETCH"
 	[ -z "$OPT_GOVERNOR" ] || apply_governor "$OPT_GOVERNOR"
@@ -1052,7 +1172,7 @@ summary_stream_table() {
 
 # shellcheck disable=SC2016 # the backquotes are Markdown
 summary_header() {
-	printf '# %s on %s\n\n' "$PROG" "$(hostname -s 2>/dev/null || uname -n)"
+	printf '# %s on %s\n\n' "$PROG" "$(host_name)"
 	printf -- '- command: `%s`\n' "$(printf '%q ' "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
 	printf -- '- bench: `%s`, built with `%s`\n' "$BENCH" \
 		"$(printf '%s' "$BUILD_JSON" | jq -r '(.cflags // .compiler // "unknown")' 2>/dev/null || echo unknown)"
