@@ -267,6 +267,13 @@ restore_all() {
 				printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
 			fi
 			;;
+		mount)
+			if umount "$target" 2>/dev/null && rmdir "$target"; then
+				note "unmounted the hugetlbfs at $target"
+			else
+				printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
+			fi
+			;;
 		ppc64_smt | ppc64_dscr)
 			if ppc64_cpu "--${kind#ppc64_}=$value" >/dev/null 2>&1; then
 				note "restored ppc64_cpu --${kind#ppc64_}=$value"
@@ -671,19 +678,33 @@ apply_thp() {
 }
 
 # apply_hugepages N: reserve, then check the kernel really did; it silently
-# reserves fewer when memory is fragmented.
-HUGEPAGES_GOT=''
+# reserves fewer when memory is fragmented.  HUGEPAGES_PROBLEM says why the
+# pool could not be written at all (empty when it could).
+HUGEPAGES_GOT='' HUGEPAGES_PROBLEM=''
 apply_hugepages() {
 	local want=$1 cur got
-	[ -e "$NR_HUGEPAGES_FILE" ] || { not_applied hugepages "not available on this machine (no $NR_HUGEPAGES_FILE)"; return 0; }
+	HUGEPAGES_PROBLEM=''
+	if [ ! -e "$NR_HUGEPAGES_FILE" ]; then
+		HUGEPAGES_PROBLEM="not available on this machine (no $NR_HUGEPAGES_FILE)"
+		not_applied hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	cur=$(knob_current "$NR_HUGEPAGES_FILE")
-	is_root || { not_applied hugepages "needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"; return 0; }
+	if ! is_root; then
+		HUGEPAGES_PROBLEM="needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"
+		not_applied hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	if [ "$DRY_RUN" = 1 ]; then
 		plan "hugepages: would write '$want' to $NR_HUGEPAGES_FILE (now '$cur') and check the count"
 		return 0
 	fi
 	save_for_restore file "$NR_HUGEPAGES_FILE" "$cur"
-	knob_write "$NR_HUGEPAGES_FILE" "$want" 2>/dev/null || true
+	if ! knob_write "$NR_HUGEPAGES_FILE" "$want" 2>/dev/null; then
+		HUGEPAGES_PROBLEM="$NR_HUGEPAGES_FILE is not writable (run as root)"
+		not_verified hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	got=$(knob_current "$NR_HUGEPAGES_FILE")
 	HUGEPAGES_GOT=$got
 	if [ "$got" != "$want" ]; then
@@ -691,6 +712,23 @@ apply_hugepages() {
 		return 0
 	fi
 	record_setting "hugepages: $want reserved (was $cur), verified"
+}
+
+# apply_hugetlbfs_mount: mount a hugetlbfs on a fresh directory of our own
+# (HUGETLBFS_MOUNT), unmounted and removed by restore_all.  Returns 1 with
+# HUGETLBFS_PROBLEM set when the mount fails.
+HUGETLBFS_MOUNT='' HUGETLBFS_PROBLEM=''
+apply_hugetlbfs_mount() {
+	local mnt err
+	mnt=$(mktemp -d "${TMPDIR:-/tmp}/membench-hugetlbfs.XXXXXX")
+	if ! err=$(mount -t hugetlbfs none "$mnt" 2>&1); then
+		rmdir "$mnt"
+		HUGETLBFS_PROBLEM=$(printf '%s\n' "$err" | head -n 1)
+		return 1
+	fi
+	save_for_restore mount "$mnt" ''
+	HUGETLBFS_MOUNT=$mnt
+	record_setting "hugetlbfs: mounted at $mnt"
 }
 
 apply_numa() {
@@ -878,7 +916,7 @@ make_results_dir() {
 		[ "$n" -lt 100 ] || die "cannot create a fresh results directory under $RESULTS_ROOT/$host"
 		dir=$base.$n
 	done
-	RESULTS_DIR=$dir
+	RESULTS_DIR=$(cd "$dir" && pwd)
 }
 
 # ------------------------------------------------------- lock
@@ -958,6 +996,13 @@ on_signal() {
 	exit 143
 }
 
+# interrupted_note: what INTERRUPTED says; a command whose results are not
+# step files (run-matrix) defines its own.
+interrupted_note() {
+	printf 'Interrupted after %d completed step(s); there is no summary.md.\n' \
+		"$(find "$RESULTS_DIR" -maxdepth 1 -name 'step-*.json' | wc -l)"
+}
+
 on_exit() {
 	local rc=$?
 	trap - EXIT INT TERM
@@ -965,8 +1010,7 @@ on_exit() {
 	restore_all
 	[ -z "$RESULTS_DIR" ] || rm -f "$RESULTS_DIR"/.*.tmp.* 2>/dev/null || true
 	if [ "$INTERRUPTED" = 1 ] && [ -n "$RESULTS_DIR" ] && [ -d "$RESULTS_DIR" ]; then
-		printf 'Interrupted after %d completed step(s); there is no summary.md.\n' \
-			"$(find "$RESULTS_DIR" -maxdepth 1 -name 'step-*.json' | wc -l)" >"$RESULTS_DIR/INTERRUPTED"
+		interrupted_note >"$RESULTS_DIR/INTERRUPTED"
 	fi
 	[ -z "${SCRATCH:-}" ] || rm -rf "$SCRATCH"
 	exit "$rc"
