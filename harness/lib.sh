@@ -1214,6 +1214,9 @@ summary_stream_table() {
 			  print line }'
 }
 
+# What else the results directory holds, for the summary's header.
+RESULT_FILES='per step: step-NNN.raw (bench output), step-NNN.json'
+
 # shellcheck disable=SC2016 # the backquotes are Markdown
 summary_header() {
 	printf '# %s on %s\n\n' "$PROG" "$(host_name)"
@@ -1222,7 +1225,7 @@ summary_header() {
 		"$(printf '%s' "$BUILD_JSON" | jq -r '(.cflags // .compiler // "unknown")' 2>/dev/null || echo unknown)"
 	printf -- '- OpenMP runtime: %s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
 	printf -- '- theoretical peak: %s\n' "$PEAK_NOTE"
-	printf -- '- provenance: provenance.txt; per step: step-NNN.raw (bench output), step-NNN.json\n'
+	printf -- '- provenance: provenance.txt; %s\n' "$RESULT_FILES"
 	printf '\n## Settings\n\n'
 	if [ ${#SETTINGS[@]} -eq 0 ]; then printf 'None changed.\n'; else printf -- '- %s\n' "${SETTINGS[@]}"; fi
 }
