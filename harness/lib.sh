@@ -1016,13 +1016,16 @@ on_exit() {
 	exit "$rc"
 }
 
-# bench_info: the build object from `bench info --json`, when bench has it.
+# load_build_info: the build and system objects from `bench info --json`,
+# when bench has them.
+SYSTEM_JSON=null
 load_build_info() {
 	local out
 	if out=$("$BENCH" info --json 2>/dev/null) && printf '%s' "$out" | jq -e .build >/dev/null 2>&1; then
 		BUILD_JSON=$(printf '%s' "$out" | jq -c .build)
+		SYSTEM_JSON=$(printf '%s' "$out" | jq -c '.system // null')
 	else
-		BUILD_JSON=null
+		BUILD_JSON=null SYSTEM_JSON=null
 	fi
 }
 
@@ -1307,23 +1310,21 @@ to_bytes() {
 	esac
 }
 
-# cache_size LEVEL_WANTED: bytes of the largest-level (or given level) data
-# or unified cache of cpu0 as sysfs reports it; empty when unknown.
-reported_cache() {
-	local want=${1:-} d level type size best_level=0 best=''
-	for d in "$CPU_DIR"/cpu0/cache/index*; do
-		{ [ -r "$d/level" ] && [ -r "$d/size" ]; } || continue
-		level=$(knob_current "$d/level") type=$(knob_current "$d/type" 2>/dev/null || echo Unified)
-		[ "$type" != Instruction ] || continue
-		size=$(to_bytes "$(knob_current "$d/size")") || continue
-		if [ -n "$want" ]; then
-			[ "$level" = "$want" ] && best=$size
-		elif [ "$level" -gt "$best_level" ]; then
-			best_level=$level best=$size
-		fi
-	done
-	printf '%s' "$best"
+# bench_plan ARGS...: what bench would allocate for a run with ARGS,
+# asked of bench itself (`bench ARGS --plan`: it resolves the options as
+# the run would, prints key=value lines and measures nothing).  Bench owns
+# the sizes, the huge page counts and the LLC it reports; the harness only
+# reads them.  Dies with bench's own refusal.
+BENCH_PLAN=''
+bench_plan() {
+	local out
+	out=$("$BENCH" "$@" --plan 2>&1) ||
+		die "bench refused --plan for '$*': $(printf '%s\n' "$out" | head -n 1)"
+	BENCH_PLAN=$out
 }
+
+# plan_value KEY: KEY's value in the last bench_plan; empty when absent.
+plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
 
 # llc_from_curve MIN_BYTES < "size_MB ns" lines: estimate the last-level
 # cache from a random-chase latency curve.  A cache of C bytes under a

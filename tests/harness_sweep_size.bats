@@ -9,7 +9,7 @@ setup() { harness_setup; }
 
 SWEEP=$HARNESS_REPO/harness/sweep-size
 
-@test "sizes are multiples of the LLC sysfs reports, one step each" {
+@test "sizes are multiples of the LLC bench --plan reports, one step each" {
 	run "$SWEEP" --multiples 0.5,1,2 -- -n 3
 	assert_success
 	# The fake LLC is 4 MiB: 0.5x is 2 MiB of doubles, 262144 elements.
@@ -19,6 +19,24 @@ SWEEP=$HARNESS_REPO/harness/sweep-size
 	assert_output --partial '| 2 | 1048576 | 8.00 |'
 	run grep -c -- '-t 1 -s ' "$FAKE_BENCH_LOG"
 	assert_output 3
+}
+
+@test "the reported LLC is bench's (--plan llc_bytes), not the harness's own reading" {
+	# sysfs still says 4 MiB; bench says 8 MiB, and bench is the one source.
+	export FAKE_LLC_BYTES=8388608
+	run "$SWEEP" --multiples 0.5
+	assert_success
+	assert_output --partial 'LLC 8388608 bytes (reported by'
+	assert_output --partial '| 0.5 | 524288 | 4.00 |'
+	grep -q -- '--plan' "$FAKE_BENCH_LOG"
+}
+
+@test "no LLC known to bench: refused with a way out, before any results" {
+	export FAKE_LLC_BYTES=0
+	run "$SWEEP"
+	assert_failure 2
+	assert_output 'sweep-size: bench knows no LLC size on this machine (llc_bytes=0 in bench stream --plan); pass --llc SIZE'
+	[ ! -e "$MEMBENCH_RESULTS" ]
 }
 
 @test "progress on stderr: step i of n, elapsed, remaining" {
