@@ -7,12 +7,35 @@
  * C99 plus POSIX; OpenMP only under _OPENMP; Linux-only parts (smaps,
  * MAP_HUGETLB, sched_getcpu) compile out elsewhere.
  *
- * The bandwidth mode keeps the kernels, byte counts, validation and text
- * output of John McCalpin's STREAM 5.10, so scripts that parse STREAM keep
- * working; everything membench adds is printed outside STREAM's table.
+ * The bandwidth program keeps the kernels, byte counts, validation and
+ * text of John McCalpin's STREAM 5.10, so scripts that parse STREAM keep
+ * working; the latency program prints lat_mem_rd's curve.
  *
- * Sections: knobs -> platform shims -> options -> allocation -> kernels ->
- * timing -> validation -> reporting -> modes.
+ * Map.  Sections run in dependency order: each uses only what is above it.
+ *   The shared base
+ *      1 Knobs            every default a user may change, as -D macros
+ *      2 Platform shims   one small function per OS or CPU feature
+ *      3 Errors           die() and the run's list of warnings
+ *      4 Options          the kernels' table, the flags, --help
+ *      5 Allocation       the plan (sizes, limits, huge pages), regions, pages
+ *      6 Timing           the clock and medians
+ *      7 Threads          how many, where they run, who decided
+ *      8 Provenance       what was built, on what machine
+ *      9 Output           where results go, the JSON writer, shared blocks
+ *   The bandwidth program (bench stream)
+ *     10 Kernels          STREAM's four and Read, Write; plain and streaming
+ *     11 Validation       STREAM's replay and compare
+ *     12 Report           text (STREAM's layout) and JSON from one result
+ *     13 The mode         plan, allocate, measure, report
+ *   The latency program (bench latency)
+ *     14 Chains           the random, stride and page orders
+ *     15 Kernels          the dependent-load chases and the clock yardstick
+ *     16 Timing           windows, stability, the core clock
+ *     17 Analysis         plateaus, levels, the cache-size fit
+ *     18 Load and MLP     latency under load, memory-level parallelism
+ *     19 Report           lat_mem_rd's curve, '#' summary lines, JSON
+ *     20 The mode         plan, allocate, sweep, report; --curve-in
+ *   21 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
 #define _GNU_SOURCE
@@ -46,16 +69,18 @@
 #endif
 
 /* ======================================================================
- * Knobs: every compile-time default, overridable with -D and (except the
- * type) with a command-line flag.  Names and defaults follow STREAM.
+ * 1 Knobs.  Every default a user may want to change, overridable with
+ * -D; most also with a flag (named in brackets).  Names and defaults of
+ * the first four follow STREAM.
  * ====================================================================== */
 
-/* Elements per array (-s/--size).  Also the size of the static arrays. */
+/* -- Bandwidth -------------------------------------------------------- */
+
+/* Elements per array [-s]; also the size of the static arrays. */
 #ifndef STREAM_ARRAY_SIZE
 #define STREAM_ARRAY_SIZE 10000000
 #endif
-
-/* Timed repetitions per kernel (-n/--ntimes); the first is discarded. */
+/* Timed repetitions per kernel, the first discarded [-n]. */
 #ifndef NTIMES
 #define NTIMES 10
 #endif
@@ -63,18 +88,15 @@
 #undef NTIMES
 #define NTIMES 10
 #endif
-
-/* Elements between the arrays' starts (--offset), as in STREAM. */
+/* Elements between the arrays' starts, as in STREAM [--offset]. */
 #ifndef OFFSET
 #define OFFSET 0
 #endif
-
-/* Element type: double (default) or float; one token, like STREAM. */
+/* Element type: double or float; one token, like STREAM. */
 #ifndef STREAM_TYPE
 #define STREAM_TYPE double
 #endif
-
-/* Stores of the written array (--stores): 0 plain, as STREAM; 1
+/* Stores of the written array [--stores]: 0 plain, as STREAM; 1
  * non-temporal (streaming); 2 auto: calibration passes time both kinds
  * per kernel and keep the faster, where the target has streaming stores.
  * Plain is the default: measured here, streaming stores raise Scale, Add
@@ -82,59 +104,56 @@
 #ifndef STREAMING_STORES
 #define STREAMING_STORES 0
 #endif
-
-/* Passes of the kernel sequence that --stores auto spends choosing,
- * alternating plain and streaming; they are replayed by validation. */
-#ifndef BENCH_CAL_PASSES
-#define BENCH_CAL_PASSES 4
-#endif
 #if STREAMING_STORES < 0 || STREAMING_STORES > 2
 #error "STREAMING_STORES must be 0 (plain), 1 (streaming) or 2 (auto)"
 #endif
-
-/* Default allocation mode (--alloc) of the bandwidth arrays, see
- * alloc_names[].  thp: measured here, 2 MiB pages lift Copy by a few per
- * cent and never hurt; where THP is off the page report says so. */
+/* Passes of the kernel sequence that --stores auto spends choosing,
+ * alternating plain and streaming; validation replays them. */
+#ifndef BENCH_CAL_PASSES
+#define BENCH_CAL_PASSES 4
+#endif
+/* Kernels run by default [--kernels]: "stream" is STREAM's four. */
+#ifndef BENCH_KERNELS
+#define BENCH_KERNELS "stream"
+#endif
+/* Allocation of the bandwidth arrays [--alloc], see alloc_names[].  thp:
+ * measured here, 2 MiB pages lift Copy by a few per cent and never hurt;
+ * where THP is off the page report says so. */
 #ifndef BENCH_ALLOC
 #define BENCH_ALLOC "thp"
 #endif
-
-/* Default allocation mode of the latency chase buffer: base pages, as
- * lat_mem_rd gets them, so the curve includes the TLB misses users
- * compare against; --alloc thp|hugetlb shows the huge page effect. */
-#ifndef LAT_ALLOC
-#define LAT_ALLOC "mmap"
-#endif
-
-/* Bytes added between consecutive dynamically allocated arrays so that
- * a[j], b[j] and c[j] never share a page offset (--stagger). */
+/* Bytes added between consecutive dynamic arrays so that a[j], b[j] and
+ * c[j] never share a page offset [--stagger]. */
 #ifndef BENCH_STAGGER
 #define BENCH_STAGGER 4160
 #endif
-
-/* 1: pin each OpenMP thread to one allowed CPU when the user set no
- * OpenMP binding of their own (--bind auto|none). */
+/* 1: pin OpenMP thread i to the i-th allowed CPU when the user set no
+ * OpenMP binding of their own [--bind auto|none]. */
 #ifndef BENCH_BIND
 #define BENCH_BIND 1
 #endif
-
+/* STREAM's sizing rule: each array at least this many times the
+ * last-level cache (--size auto, and the warning when it is broken). */
+#ifndef BENCH_LLC_FACTOR
+#define BENCH_LLC_FACTOR 4
+#endif
 /* The build line, passed in by the Makefile; "unknown" for a hand build. */
 #ifndef BENCH_CFLAGS
 #define BENCH_CFLAGS "unknown"
 #endif
-
 /* 1 drops the .bss arrays (then --alloc static is unavailable). */
 #ifndef BENCH_NO_STATIC
 #define BENCH_NO_STATIC 0
 #endif
-
 /* Test-only: 1 corrupts one element after the run, so validation fails. */
 #ifndef BENCH_CORRUPT_TEST
 #define BENCH_CORRUPT_TEST 0
 #endif
 
-/* Latency sweep defaults (--min, --max, --steps-per-octave).  Eight
- * steps per octave is about lat_mem_rd's density above 32 KiB. */
+/* -- Latency: the sweep ----------------------------------------------- */
+
+/* Sizes [--min, --max, --steps-per-octave]; eight steps per octave is
+ * about lat_mem_rd's density above 32 KiB. */
 #ifndef LAT_MIN_BYTES
 #define LAT_MIN_BYTES 4096
 #endif
@@ -144,9 +163,29 @@
 #ifndef LAT_STEPS_PER_OCTAVE
 #define LAT_STEPS_PER_OCTAVE 8
 #endif
+/* Chase order [--pattern]: random, stride or page. */
+#ifndef LAT_PATTERN
+#define LAT_PATTERN "random"
+#endif
+/* Allocation of the chase buffer [--alloc]: base pages, as lat_mem_rd
+ * gets them, so the curve includes the TLB misses users compare
+ * against; --alloc thp|hugetlb shows the huge page effect. */
+#ifndef LAT_ALLOC
+#define LAT_ALLOC "mmap"
+#endif
+/* Seed of the chase orders: fixed, so runs differ only by the machine. */
+#ifndef LAT_SEED
+#define LAT_SEED 0x6d656d62656e6368ULL
+#endif
+/* Chains up to this many lines are walked once to prove one cycle. */
+#ifndef LAT_CHECK_LINES
+#define LAT_CHECK_LINES 65536
+#endif
 
-/* A latency point is timed in windows of LAT_WINDOW_NS (long against the
- * clock, short against preemption) until LAT_STABLE_REPEATS windows agree
+/* -- Latency: timing a point ------------------------------------------ */
+
+/* A point is timed in windows of LAT_WINDOW_NS (long against the clock,
+ * short against preemption) until LAT_STABLE_REPEATS windows agree
  * within LAT_STABLE_TOL, LAT_MAX_REPEATS windows ran, or LAT_POINT_CAP_NS
  * of chasing was spent; the minimum is reported. */
 #ifndef LAT_WINDOW_NS
@@ -161,62 +200,90 @@
 #ifndef LAT_STABLE_TOL
 #define LAT_STABLE_TOL 0.01
 #endif
+#ifndef LAT_MAX_REPEATS
 #define LAT_MAX_REPEATS 64
-
-/* Chains up to this size are walked once to prove they are one cycle. */
-#define LAT_CHECK_LINES 65536
-
-/* Seed of the chase orders: fixed, so runs differ only by the machine. */
-#define LAT_SEED 0x6d656d62656e6368ULL
-
-/* Clock estimate: best of LAT_CLOCK_TRIES add-chain runs of about
+#endif
+/* Core clock: best of LAT_CLOCK_TRIES add-chain runs of about
  * LAT_CLOCK_RUN_NS; a change beyond LAT_CLOCK_DRIFT by the end of the
- * run is reported. */
+ * run is reported [--mhz skips the estimate]. */
+#ifndef LAT_CLOCK_RUN_NS
 #define LAT_CLOCK_RUN_NS 2.0e6
+#endif
+#ifndef LAT_CLOCK_TRIES
 #define LAT_CLOCK_TRIES 7
+#endif
+#ifndef LAT_CLOCK_DRIFT
 #define LAT_CLOCK_DRIFT 0.03
+#endif
 
-/* Plateau detection.  A flat stretch keeps within LAT_PLATEAU_TOL of its
- * median and spans LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT
- * octaves.  A stretch less than LAT_LEVEL_JUMP times slower than the one
- * before is a step (TLB reach, typically) inside the same level.  The
- * last level is DRAM when it is at least LAT_DRAM_MIN_NS: no cache level
- * of any core we know is that slow, and every DRAM is slower.  A cache
- * size agrees with the OS within a factor LAT_SIZE_AGREE (half an
- * octave). */
+/* -- Latency: reading the curve --------------------------------------- */
+
+/* A flat stretch keeps within LAT_PLATEAU_TOL of its median and spans
+ * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A stretch
+ * less than LAT_LEVEL_JUMP times slower than the one before is a step
+ * (TLB reach, typically) inside the same level.  The last level is DRAM
+ * when it is at least LAT_DRAM_MIN_NS: no cache level of any core we
+ * know is that slow, and every DRAM is slower.  A cache size agrees with
+ * the OS within a factor LAT_SIZE_AGREE (half an octave). */
+#ifndef LAT_PLATEAU_TOL
 #define LAT_PLATEAU_TOL 0.10
+#endif
+#ifndef LAT_PLATEAU_MIN_PTS
 #define LAT_PLATEAU_MIN_PTS 3
+#endif
+#ifndef LAT_PLATEAU_MIN_OCT
 #define LAT_PLATEAU_MIN_OCT 0.5
+#endif
+#ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
+#endif
+#ifndef LAT_DRAM_MIN_NS
 #define LAT_DRAM_MIN_NS 40.0
+#endif
+#ifndef LAT_SIZE_AGREE
 #define LAT_SIZE_AGREE 1.41421356
-#define LAT_MAX_LEVELS 8
-#define LAT_MAX_STEPS 4
-#define LAT_MAX_NOTES 8
+#endif
 
-/* --chains and --stride limits. */
-#define LAT_MAX_CHAINS 16
-#define LAT_MAX_STRIDES 16
+/* -- Latency: under load ---------------------------------------------- */
 
-/* Loaded latency: the load threads' spin after each LAT_LOAD_CHUNK bytes
- * read, swept from heavy delay (light load) to none; each level warms
- * for LAT_LOADED_WARM_NS and is timed for LAT_LOADED_NS.  Each load
- * thread reads its own array of max(--max, LAT_LOAD_MIN_BYTES). */
+/* [--load-threads] The load threads spin LAT_LOADED_DELAYS after each
+ * LAT_LOAD_CHUNK bytes read, swept from heavy delay (light load) to
+ * none; each level warms for LAT_LOADED_WARM_NS and is timed for
+ * LAT_LOADED_NS in windows of LAT_LOADED_WINDOW_NS.  Each load thread
+ * reads its own array of max(--max, LAT_LOAD_MIN_BYTES). */
+#ifndef LAT_LOADED_DELAYS
 #define LAT_LOADED_DELAYS {100000, 20000, 5000, 2000, 1000, 500, 200, 100, 20, 0}
-#define LAT_LOADED_LEVELS 10
+#endif
+#ifndef LAT_LOAD_CHUNK
 #define LAT_LOAD_CHUNK 16384
+#endif
+#ifndef LAT_LOADED_WARM_NS
 #define LAT_LOADED_WARM_NS 20.0e6
+#endif
+#ifndef LAT_LOADED_NS
 #define LAT_LOADED_NS 150.0e6
-#define LAT_LOAD_MIN_BYTES (64u << 20)
+#endif
+#ifndef LAT_LOADED_WINDOW_NS
 #define LAT_LOADED_WINDOW_NS 0.2e6
-#define LAT_LOADED_MAX_WINDOWS 4096
+#endif
+#ifndef LAT_LOAD_MIN_BYTES
+#define LAT_LOAD_MIN_BYTES (64u << 20)
+#endif
+
+/* -- Fixed by this file (limits of its tables, not knobs) -------------- */
 
 #define BENCH_VERSION "0.1.0"
 #define JSON_SCHEMA "membench/1"
 #define HLINE "-------------------------------------------------------------\n"
-#define CACHE_LINE 64
+#define CACHE_LINE 64        /* thread boundaries fall on its multiples */
 #define MAX_THREADS 1024
 #define MAX_WARNINGS 32
+#define LAT_MAX_CHAINS 16    /* one generated chase function per count */
+#define LAT_MAX_STRIDES 16
+#define LAT_MAX_LEVELS 8
+#define LAT_MAX_STEPS 4
+#define LAT_MAX_NOTES 8
+#define LAT_LOADED_MAX_WINDOWS 4096
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x)
@@ -234,8 +301,8 @@
 typedef STREAM_TYPE elem_t;
 
 /* ======================================================================
- * Platform shims: each platform-specific feature sits behind one small
- * function with a portable fallback.
+ * 2 Platform shims.  Each platform-specific feature sits behind one
+ * small function with a portable fallback.
  * ====================================================================== */
 
 /* Which vector ISA carries non-temporal stores in this build. */
@@ -435,13 +502,10 @@ static double abs_d(double x)
 }
 
 /* ======================================================================
- * Warnings and errors.  Errors are one line on stderr and exit 2;
- * warnings are kept for the report (text and JSON alike).
+ * 3 Errors.  Bad input is one line on stderr and exit 2.  Warnings are
+ * kept in one list; the report prints each where its format wants it.
  * ====================================================================== */
 
-static int json_output;      /* --json: JSON on stdout instead of text */
-static const char *json_path; /* --json-file PATH */
-static char json_tmp[4096];   /* PATH's temporary name while writing */
 static char *warnings[MAX_WARNINGS];
 static int nwarnings;
 
@@ -456,9 +520,14 @@ static void die(const char *fmt, ...)
 	exit(2);
 }
 
-/* Keep a warning for the JSON document's "warnings" array. */
-static void keep_warning(const char *buf)
+/* Keep a warning for the report (text and JSON alike). */
+static void warn(const char *fmt, ...)
 {
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
 	if (nwarnings < MAX_WARNINGS) {
 		warnings[nwarnings] = malloc(strlen(buf) + 1);
 		if (warnings[nwarnings])
@@ -466,30 +535,63 @@ static void keep_warning(const char *buf)
 	}
 }
 
-/* Record a warning; in text mode also print it now, on stdout, after
- * prefix (modes choose it so their text format stays parseable). */
-static void warn_as(const char *prefix, const char *fmt, va_list ap)
+/* Bytes as the messages and reports show them: "32 KiB", "1.5 MiB". */
+static void format_bytes(char *buf, size_t len, unsigned long long b)
 {
-	char buf[512];
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	keep_warning(buf);
-	if (!json_output)
-		printf("%s%s\n", prefix, buf);
-}
-
-static void warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	warn_as("WARNING: ", fmt, ap);
-	va_end(ap);
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024.0 && u < 4) {
+		v /= 1024.0;
+		u++;
+	}
+	if (v == (double)(unsigned long long)v)
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
 /* ======================================================================
- * Options.  One table drives parsing and --help; each option names the
- * modes it belongs to, so `bench latency --size 5` is an error, not a
- * silently ignored flag.
+ * 4 Options.  First the names a flag can take (kernels, allocation
+ * modes, chase patterns), then one table that drives both parsing and
+ * --help.  Each option names the modes it belongs to, so `bench latency
+ * --size 5` is an error, not a silently ignored flag.  Defaults come
+ * from the knobs and nowhere else.
  * ====================================================================== */
+
+/* The kernels' table: names, STREAM row labels, bytes and flops per
+ * element.  The kernels, the report and the JSON all read it; nothing
+ * else knows how much memory a kernel moves. */
+enum kernel_id { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_READ, K_WRITE, NKERNELS };
+
+static const struct kernel_def {
+	const char *name;    /* for --kernels and JSON */
+	const char *display; /* in text and JSON results */
+	const char *label;   /* STREAM's row label, padded as STREAM pads it */
+	int words;           /* array elements moved per index */
+	int flops;           /* floating-point operations per index */
+} kernel_defs[NKERNELS] = {
+	{"copy", "Copy", "Copy:      ", 2, 0},    /* c = a */
+	{"scale", "Scale", "Scale:     ", 2, 1},  /* b = q*c */
+	{"add", "Add", "Add:       ", 3, 1},      /* c = a + b */
+	{"triad", "Triad", "Triad:     ", 3, 2},  /* a = b + q*c */
+	{"read", "Read", "Read:      ", 1, 1},    /* s += a */
+	{"write", "Write", "Write:     ", 1, 0},  /* c = q */
+};
+#define STREAM_KERNELS ((1u << K_COPY) | (1u << K_SCALE) | (1u << K_ADD) | \
+			(1u << K_TRIAD))
+
+enum { STORES_PLAIN, STORES_NT, STORES_AUTO };
+static const char *const store_names[] = {"plain", "nt", "auto"};
+
+enum alloc_mode { A_STATIC, A_MALLOC, A_MMAP, A_THP, A_HUGETLB, A_SHM };
+static const char *const alloc_names[] = {
+	"static", "malloc", "mmap", "thp", "hugetlb", "shm"
+};
+#define NALLOC (sizeof(alloc_names) / sizeof(alloc_names[0]))
+
+enum lat_pattern { P_RANDOM, P_STRIDE, P_PAGE };
+static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 
 enum mode { M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8 };
 #define M_BW (M_STREAM | M_ALL)
@@ -499,7 +601,7 @@ enum mode { M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8 };
 
 enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
-	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_HELP, O_VERSION,
+	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
 	O_MHZ, O_CURVE_IN
 };
@@ -516,7 +618,7 @@ struct option_def {
 static const struct option_def option_defs[] = {
 	{O_SIZE, 's', "size", "ELEMENTS|auto", M_BW,
 	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
-	 "); auto: 4x the reported LLC"},
+	 "); auto: " XSTR(BENCH_LLC_FACTOR) "x the reported LLC"},
 	{O_NTIMES, 'n', "ntimes", "N", M_BW,
 	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
 	{O_THREADS, 't', "threads", "N", M_RUN,
@@ -535,7 +637,7 @@ static const struct option_def option_defs[] = {
 	{O_BIND, 0, "bind", "auto|none", M_RUN,
 	 "auto pins threads unless OMP binding is set (default auto)"},
 	{O_PATTERN, 0, "pattern", "random|stride|page", M_LAT,
-	 "latency chase order (default random)"},
+	 "latency chase order (default " LAT_PATTERN ")"},
 	{O_STRIDE, 0, "stride", "B[,B...]", M_LAT,
 	 "bytes between chased lines (default: OS cache line, or 64)"},
 	{O_MIN, 0, "min", "SIZE", M_LAT,
@@ -554,22 +656,12 @@ static const struct option_def option_defs[] = {
 	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
 	{O_JSON_FILE, 0, "json-file", "PATH", M_ANY,
 	 "also write the JSON document to PATH (text stays on stdout)"},
+	{O_PLAN, 0, "plan", NULL, M_RUN,
+	 "print the allocation plan (key=value lines); measure nothing"},
 	{O_HELP, 'h', "help", NULL, M_ANY, "this help"},
 	{O_VERSION, 'V', "version", NULL, M_ANY, "print the version"},
 };
 #define NOPTIONS (sizeof(option_defs) / sizeof(option_defs[0]))
-
-enum { STORES_PLAIN, STORES_NT, STORES_AUTO };
-static const char *const store_names[] = {"plain", "nt", "auto"};
-
-enum alloc_mode { A_STATIC, A_MALLOC, A_MMAP, A_THP, A_HUGETLB, A_SHM };
-static const char *const alloc_names[] = {
-	"static", "malloc", "mmap", "thp", "hugetlb", "shm"
-};
-#define NALLOC (sizeof(alloc_names) / sizeof(alloc_names[0]))
-
-enum lat_pattern { P_RANDOM, P_STRIDE, P_PAGE };
-static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 
 struct options {
 	enum mode mode;
@@ -584,8 +676,11 @@ struct options {
 	unsigned kernels; /* bit per kernel_defs[] entry */
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
 	int bind;
+	int json;              /* --json: JSON on stdout instead of text */
+	const char *json_path; /* --json-file PATH */
+	int plan;              /* --plan */
 	/* latency */
-	int pattern;
+	enum lat_pattern pattern;
 	size_t strides[LAT_MAX_STRIDES];
 	int nstrides; /* 0: the OS-reported line size */
 	unsigned long long lat_min, lat_max;
@@ -666,38 +761,6 @@ static unsigned long long parse_bytes(const char *flag, const char *s,
 	if (v < lo)
 		die("%s: %s is below the minimum of %llu bytes", flag, s, lo);
 	return v;
-}
-
-/* ======================================================================
- * Kernels' table: names, STREAM row labels, bytes and flops per element.
- * The kernels, the report and the JSON all read it; nothing else knows
- * how much memory a kernel moves.
- * ====================================================================== */
-
-enum kernel_id { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_READ, K_WRITE, NKERNELS };
-
-static const struct kernel_def {
-	const char *name;  /* for --kernels and JSON */
-	const char *label; /* STREAM's row label, padded as STREAM pads it */
-	int words;         /* array elements moved per index */
-	int flops;         /* floating-point operations per index */
-} kernel_defs[NKERNELS] = {
-	{"copy", "Copy:      ", 2, 0},  /* c = a */
-	{"scale", "Scale:     ", 2, 1}, /* b = q*c */
-	{"add", "Add:       ", 3, 1},   /* c = a + b */
-	{"triad", "Triad:     ", 3, 2}, /* a = b + q*c */
-	{"read", "Read:      ", 1, 1},  /* s += a */
-	{"write", "Write:     ", 1, 0},  /* c = q */
-};
-#define STREAM_KERNELS ((1u << K_COPY) | (1u << K_SCALE) | (1u << K_ADD) | \
-			(1u << K_TRIAD))
-
-static const char *kernel_display(enum kernel_id k)
-{
-	static const char *const names[NKERNELS] = {
-		"Copy", "Scale", "Add", "Triad", "Read", "Write"
-	};
-	return names[k];
 }
 
 static unsigned parse_kernels(const char *s)
@@ -782,6 +845,16 @@ static enum alloc_mode parse_alloc(const char *s)
 	return A_MMAP;
 }
 
+static enum lat_pattern parse_pattern(const char *s)
+{
+	int k;
+	for (k = 0; k < 3; k++)
+		if (s && strcmp(s, lat_pattern_names[k]) == 0)
+			return (enum lat_pattern)k;
+	die("--pattern: unknown pattern '%s' (random, stride, page)", s ? s : "");
+	return P_RANDOM;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -805,28 +878,32 @@ static void usage(FILE *f)
 	}
 }
 
-static void parse_options(int argc, char **argv, struct options *o)
+/* The defaults, all from the knobs. */
+static void default_options(struct options *o)
 {
-	int i = 1;
-	const char *env_alloc = BENCH_ALLOC;
-
 	memset(o, 0, sizeof(*o));
 	o->mode = M_STREAM;
 	o->size = STREAM_ARRAY_SIZE;
 	o->ntimes = NTIMES;
 	o->offset = OFFSET;
 	o->stagger = BENCH_STAGGER;
-	o->kernels = STREAM_KERNELS;
+	o->kernels = parse_kernels(BENCH_KERNELS);
 	o->nt_stores = STREAMING_STORES;
 	o->bind = BENCH_BIND;
-	o->alloc = parse_alloc(env_alloc);
+	o->alloc = parse_alloc(BENCH_ALLOC);
 	o->lat_alloc = parse_alloc(LAT_ALLOC);
-	o->pattern = P_RANDOM;
+	o->pattern = parse_pattern(LAT_PATTERN);
 	o->lat_min = LAT_MIN_BYTES;
 	o->lat_max = LAT_MAX_BYTES;
 	o->spo = LAT_STEPS_PER_OCTAVE;
 	o->chains = 1;
+}
 
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int i = 1;
+
+	default_options(o);
 	if (argc > 1 && argv[1][0] != '-') {
 		if (strcmp(argv[1], "stream") == 0)
 			o->mode = M_STREAM;
@@ -922,13 +999,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 				die("--bind: unknown value '%s' (auto, none)", val);
 			break;
 		case O_PATTERN:
-			for (k = 0; k < 3; k++)
-				if (strcmp(val, lat_pattern_names[k]) == 0)
-					break;
-			if (k == 3)
-				die("--pattern: unknown pattern '%s' (random, stride, "
-				    "page)", val);
-			o->pattern = (int)k;
+			o->pattern = parse_pattern(val);
 			break;
 		case O_STRIDE:
 			parse_strides(flag, val, o);
@@ -956,12 +1027,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->curve_in = val;
 			break;
 		case O_JSON:
-			json_output = 1;
+			o->json = 1;
 			break;
 		case O_JSON_FILE:
 			if (!*val)
 				die("--json-file: empty path");
-			json_path = val;
+			o->json_path = val;
+			break;
+		case O_PLAN:
+			o->plan = 1;
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -971,12 +1045,19 @@ static void parse_options(int argc, char **argv, struct options *o)
 			exit(0);
 		}
 	}
+	if (o->json && o->json_path)
+		die("--json and --json-file: choose one (JSON on stdout, or text "
+		    "on stdout and JSON in a file)");
 }
 
 /* ======================================================================
- * Allocation.  Every mode hands back one region per array; the region
- * remembers how to give itself back.  All checks that can refuse a run
- * (memory size, huge page pool) happen before anything is printed.
+ * 5 Allocation.  alloc_plan() is the one owner of what a run allocates:
+ * the array size (STREAM's sizing rule included), where each array
+ * starts, the limits that refuse a run, and the huge pages it needs.
+ * The modes, the --plan report and the allocator all read its plan, and
+ * every refusal happens there, before anything is printed.  Every
+ * allocation mode then hands back one region per array; the region
+ * remembers how to give itself back.
  * ====================================================================== */
 
 #if !BENCH_NO_STATIC
@@ -984,14 +1065,10 @@ static elem_t static_a[STREAM_ARRAY_SIZE + OFFSET];
 static elem_t static_b[STREAM_ARRAY_SIZE + OFFSET];
 static elem_t static_c[STREAM_ARRAY_SIZE + OFFSET];
 #endif
+#define STATIC_BYTES ((unsigned long long)(STREAM_ARRAY_SIZE + OFFSET) * \
+		      sizeof(elem_t))
 
-struct region {
-	void *map;    /* what was obtained (for release) */
-	size_t maplen;
-	void *data;   /* where the array starts */
-	size_t bytes; /* bytes the array uses */
-	enum alloc_mode mode;
-};
+static const char array_names[3] = {'a', 'b', 'c'};
 
 #define HUGE_2M (2u << 20)
 
@@ -1005,8 +1082,8 @@ static size_t hugetlb_page_bytes(void)
 }
 
 /* Refuse --alloc hugetlb before mmap when the pool is too small: a
- * process that overruns the pool can be killed by SIGBUS, and the seeds
- * document exactly that. */
+ * process that overruns the pool can be killed by SIGBUS (libhugetlbfs
+ * users know this as the run that dies when pages run out). */
 static void hugetlb_check_pool(size_t total_pages)
 {
 	long long free_p = meminfo_value("HugePages_Free");
@@ -1024,6 +1101,141 @@ static void hugetlb_check_pool(size_t total_pages)
 		    "/proc/sys/vm/nr_hugepages", total_pages, avail, nr,
 		    atoll(nr) + (long long)total_pages - avail);
 }
+
+/* STREAM's sizing rule: the elements that make each array at least
+ * BENCH_LLC_FACTOR times the last-level cache; 0 when the LLC is unknown. */
+static unsigned long long stream_rule_elements(unsigned long long llc)
+{
+	return llc ? (BENCH_LLC_FACTOR * llc + sizeof(elem_t) - 1) / sizeof(elem_t)
+		   : 0;
+}
+
+/* What one program of a run allocates. */
+struct alloc_plan {
+	enum mode part;        /* M_STREAM (three arrays) or M_LATENCY (one buffer) */
+	enum alloc_mode mode;
+	int regions;
+	unsigned long long elems; /* bandwidth: elements per array */
+	size_t bytes;          /* data bytes of each region */
+	size_t shift[3];       /* bytes from each region's start to its data */
+	size_t stagger;        /* bytes between dynamic arrays (0 when static) */
+	unsigned long long total;      /* bytes of all regions */
+	unsigned long long llc;        /* the reported LLC the rule read */
+	unsigned long long rule_elems; /* STREAM's rule for it; 0 unknown */
+	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
+	size_t huge_pages;     /* such pages the regions fill */
+};
+
+/* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
+ * (M_LATENCY) of a run with options o on a machine whose OS reports a
+ * last-level cache of llc bytes (0: unknown).  Refuses (exit 2) what
+ * cannot run; check_pool also refuses a huge page pool too small for
+ * --alloc hugetlb (--plan skips it: the harness asks the plan in order
+ * to fill the pool). */
+static void alloc_plan(struct alloc_plan *p, const struct options *o,
+		       enum mode part, unsigned long long llc, int check_pool)
+{
+	unsigned long long phys = physical_memory(), pagesum = 0;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->part = part;
+	p->llc = llc;
+	p->rule_elems = stream_rule_elements(llc);
+	p->huge_page = hugetlb_page_bytes();
+	if (part == M_LATENCY) {
+		char b1[32], b2[32];
+		p->mode = o->lat_alloc;
+		p->regions = 1;
+		if (o->lat_max > (unsigned long long)SIZE_MAX / 2 ||
+		    (phys && o->lat_max > phys)) {
+			format_bytes(b1, sizeof(b1), o->lat_max);
+			format_bytes(b2, sizeof(b2), phys);
+			die("--max %s is larger than this machine's physical memory "
+			    "(%s)", b1, b2);
+		}
+		if (p->mode == A_STATIC &&
+		    (BENCH_NO_STATIC || o->lat_max > STATIC_BYTES))
+			die("--alloc static: the chase buffer of %llu bytes does not "
+			    "fit the compiled static array", o->lat_max);
+		p->bytes = (size_t)o->lat_max;
+	} else {
+		unsigned long long n = o->size, per, total;
+		p->mode = o->alloc;
+		p->regions = 3;
+		if (o->size_auto) {
+			/* never below the compiled size; the three arrays take at
+			 * most half of memory; static arrays keep their size */
+			unsigned long long cap = phys / (6 * sizeof(elem_t));
+			n = STREAM_ARRAY_SIZE;
+			if (p->rule_elems > n)
+				n = p->rule_elems;
+			if (cap && n > cap)
+				n = cap;
+			if (p->mode == A_STATIC && n > STREAM_ARRAY_SIZE)
+				n = STREAM_ARRAY_SIZE;
+		}
+		per = (n + o->offset) * sizeof(elem_t);
+		total = 3 * per + 3 * o->stagger;
+		if (n > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t) ||
+		    total > (unsigned long long)SIZE_MAX / 2)
+			die("--size: %llu elements overflow this machine's address "
+			    "space", n);
+		if (phys && total > phys)
+			die("--size: 3 arrays of %llu elements need %.1f MiB but this "
+			    "machine has %.1f MiB of physical memory", n,
+			    (double)total / 1048576.0, (double)phys / 1048576.0);
+		if (p->mode == A_STATIC) {
+			if (BENCH_NO_STATIC)
+				die("--alloc static: this build has no static arrays "
+				    "(BENCH_NO_STATIC=1)");
+			if (n > STREAM_ARRAY_SIZE)
+				die("--size: %llu exceeds the compiled static array size "
+				    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
+				    "another --alloc", n,
+				    (unsigned long long)STREAM_ARRAY_SIZE, n);
+			if (o->offset != OFFSET)
+				die("--offset: static arrays keep the compiled OFFSET (%d); "
+				    "rebuild with -DOFFSET=%llu or use another --alloc",
+				    OFFSET, o->offset);
+		} else {
+			/* Array i starts i * (stagger + offset) bytes into its
+			 * region, which shifts the arrays' relative alignment as
+			 * STREAM's OFFSET padding does. */
+			p->stagger = (size_t)o->stagger;
+			for (i = 0; i < 3; i++)
+				p->shift[i] = (size_t)i * ((size_t)o->stagger +
+							   (size_t)o->offset * sizeof(elem_t));
+		}
+		p->elems = n;
+		p->bytes = (size_t)n * sizeof(elem_t);
+	}
+	for (i = 0; i < p->regions; i++) {
+		p->total += p->bytes + p->shift[i];
+		if (p->huge_page)
+			pagesum += (p->bytes + p->shift[i] + p->huge_page - 1) /
+				   p->huge_page;
+	}
+	/* static arrays are one block of .bss, each the compiled size */
+	if (p->mode == A_STATIC && p->huge_page)
+		pagesum = (p->regions * STATIC_BYTES + p->huge_page - 1) /
+			  p->huge_page;
+	p->huge_pages = (size_t)pagesum;
+	if (p->mode == A_HUGETLB) {
+		if (!p->huge_page)
+			die("--alloc hugetlb: this kernel reports no huge page size");
+		if (check_pool)
+			hugetlb_check_pool(p->huge_pages);
+	}
+}
+
+struct region {
+	void *map;    /* what was obtained (for release) */
+	size_t maplen;
+	void *data;   /* where the array starts */
+	size_t bytes; /* bytes the array uses */
+	enum alloc_mode mode;
+};
 
 static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 			size_t shift, elem_t *static_array)
@@ -1122,6 +1334,32 @@ static void region_free(struct region *r)
 	r->map = r->data = NULL;
 }
 
+/* Obtain every region of plan p into reg[]; what names each region in
+ * the error message ("array a", "the chase buffer"). */
+static void alloc_regions(const struct alloc_plan *p, struct region *reg)
+{
+	elem_t *statics[3] = {NULL, NULL, NULL};
+	int i;
+#if !BENCH_NO_STATIC
+	statics[0] = static_a;
+	statics[1] = static_b;
+	statics[2] = static_c;
+#endif
+	for (i = 0; i < p->regions; i++) {
+		char what[32];
+		if (region_alloc(&reg[i], p->bytes, p->mode, p->shift[i],
+				 statics[i]) == 0)
+			continue;
+		if (p->part == M_LATENCY)
+			snprintf(what, sizeof(what), "the chase buffer");
+		else
+			snprintf(what, sizeof(what), "array %c", array_names[i]);
+		die("--alloc %s: could not obtain %.1f MiB for %s (%s)",
+		    alloc_names[p->mode], (double)p->bytes / 1048576.0, what,
+		    strerror(errno));
+	}
+}
+
 /* Size of a transparent huge page (PMD) in KiB; 2048 if unknown. */
 static unsigned long thp_page_kib(void)
 {
@@ -1200,7 +1438,7 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 }
 
 /* ======================================================================
- * Timing.
+ * 6 Timing.
  * ====================================================================== */
 
 static double now(void)
@@ -1251,93 +1489,106 @@ static double median(const double *v, size_t n)
 }
 
 /* ======================================================================
- * JSON writer: just enough to emit one well-formed document, with
- * commas and string escapes handled in one place.
+ * 7 Threads: how many, where they run, and who decided.
  * ====================================================================== */
 
-/* Where the JSON document goes: stdout with --json, a file with
- * --json-file (written under a temporary name and renamed into place
- * only when complete), or nowhere. */
-static FILE *json_fp;
-static int json_depth;
-static int json_first[32];
+static int thread_cpu_start[MAX_THREADS];
+static int thread_cpu_end[MAX_THREADS];
+static int threads_counted = 1;
 
-static void json_sep(const char *key)
+/* The first OpenMP binding variable the user set, or NULL. */
+static const char *omp_binding_env(void)
 {
-	if (json_depth > 0 && !json_first[json_depth])
-		fputc(',', json_fp);
-	json_first[json_depth] = 0;
-	if (key)
-		fprintf(json_fp, "\"%s\":", key);
-}
-
-static void json_string_value(const char *s)
-{
-	fputc('"', json_fp);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(json_fp, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", json_fp);
-		else if (ch == '\t')
-			fputs("\\t", json_fp);
-		else if (ch < 0x20)
-			fprintf(json_fp, "\\u%04x", ch);
-		else
-			fputc(ch, json_fp);
+	static const char *const vars[] = {
+		"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "KMP_AFFINITY"
+	};
+	size_t i;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return vars[i];
 	}
-	fputc('"', json_fp);
+	return NULL;
 }
 
-static void json_open(const char *key, char brace)
+static int thread_id(void)
 {
-	json_sep(key);
-	fputc(brace, json_fp);
-	json_first[++json_depth] = 1;
+#ifdef _OPENMP
+	return omp_get_thread_num();
+#else
+	return 0;
+#endif
 }
 
-static void json_close(char brace)
+static int thread_count(void)
 {
-	fputc(brace, json_fp);
-	json_depth--;
-	if (json_depth == 0)
-		fputc('\n', json_fp);
+#ifdef _OPENMP
+	return omp_get_num_threads();
+#else
+	return 1;
+#endif
 }
 
-static void json_str(const char *key, const char *v)
+/* Threads the next parallel region will get (STREAM's "requested"). */
+static int threads_requested(void)
 {
-	json_sep(key);
-	if (v)
-		json_string_value(v);
+#ifdef _OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}
+
+static void setup_threads(const struct options *o)
+{
+#ifdef _OPENMP
+	if (o->threads > 0)
+		omp_set_num_threads((int)o->threads);
+#else
+	if (o->threads > 1)
+		die("--threads %ld: this bench was built without OpenMP "
+		    "(rebuild with -fopenmp)", o->threads);
+#endif
+}
+
+/* Whether bench pins its own threads: only when asked (auto) and when
+ * the user gave the OpenMP runtime no binding, which always wins. */
+static int bench_pins(const struct options *o)
+{
+	return o->bind && !omp_binding_env();
+}
+
+static void describe_binding(const struct options *o, char *buf, size_t len)
+{
+	const char *env = omp_binding_env();
+	if (env)
+		snprintf(buf, len, "from %s=%s", env, getenv(env));
+	else if (o->bind)
+		snprintf(buf, len, "auto (bench pinned thread i to the i-th "
+			 "allowed CPU)");
 	else
-		fputs("null", json_fp);
+		snprintf(buf, len, "none (threads may migrate)");
 }
 
-static void json_num(const char *key, double v)
+/* This thread's share of [0, n): contiguous, in thread order, with
+ * boundaries on cache-line multiples so no two threads write one line.
+ * First touch and every kernel use it, so each thread works on the
+ * memory it placed. */
+static void thread_span(size_t n, size_t *lo, size_t *hi)
 {
-	json_sep(key);
-	if (isfinite(v))
-		fprintf(json_fp, "%.9g", v);
-	else
-		fputs("null", json_fp);
-}
-
-static void json_int(const char *key, long long v)
-{
-	json_sep(key);
-	fprintf(json_fp, "%lld", v);
-}
-
-static void json_bool(const char *key, int v)
-{
-	json_sep(key);
-	fputs(v ? "true" : "false", json_fp);
+	size_t q = CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1;
+	size_t blocks = (n + q - 1) / q;
+	size_t t = (size_t)thread_id(), nt = (size_t)thread_count();
+	size_t per = blocks / nt, rem = blocks % nt;
+	size_t b0 = t * per + (t < rem ? t : rem);
+	size_t b1 = b0 + per + (t < rem ? 1 : 0);
+	*lo = b0 * q < n ? b0 * q : n;
+	*hi = b1 * q < n ? b1 * q : n;
 }
 
 /* ======================================================================
- * Provenance: what was built, on what, and when.  Printed in every
- * output so a number can always be traced to its conditions.
+ * 8 Provenance: what was built, on what, and when.  Every report
+ * carries it, so a number can always be traced to its conditions.
  * ====================================================================== */
 
 #define MAX_CACHES 8
@@ -1475,7 +1726,8 @@ static void collect_caches(struct system_info *si)
 	}
 }
 
-/* The last-level cache as the OS reports it (0 if unknown). */
+/* The data or unified caches as the OS reports them.  On a VM these
+ * can be wrong or missing: the latency curve is the honest answer. */
 static unsigned long long reported_llc(const struct system_info *si)
 {
 	unsigned long long best = 0;
@@ -1487,6 +1739,40 @@ static unsigned long long reported_llc(const struct system_info *si)
 			best = si->caches[i].bytes;
 		}
 	return best;
+}
+
+/* The deepest reported level (3 for L3), 0 if none. */
+static int reported_levels(const struct system_info *si)
+{
+	int i, lvl = 0;
+	for (i = 0; si && i < si->ncaches; i++)
+		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
+		    si->caches[i].level > lvl)
+			lvl = si->caches[i].level;
+	return lvl;
+}
+
+/* Bytes of the data or unified cache at `level`, 0 if not reported. */
+static unsigned long long reported_cache(const struct system_info *si,
+					 int level)
+{
+	int i;
+	for (i = 0; si && i < si->ncaches; i++)
+		if (si->caches[i].level == level &&
+		    strcmp(si->caches[i].type, "Instruction") != 0)
+			return si->caches[i].bytes;
+	return 0;
+}
+
+/* The L1 data cache's line size, 0 if not reported. */
+static int reported_line(const struct system_info *si)
+{
+	int i, line = 0;
+	for (i = 0; i < si->ncaches; i++)
+		if (si->caches[i].level == 1 &&
+		    strcmp(si->caches[i].type, "Instruction") != 0)
+			line = si->caches[i].line;
+	return line;
 }
 
 static void collect_system(struct system_info *si)
@@ -1556,19 +1842,148 @@ static void collect_system(struct system_info *si)
 	collect_caches(si);
 }
 
-static void format_bytes(char *buf, size_t len, unsigned long long b)
+/* ======================================================================
+ * 9 Output.  Where the results go, the JSON writer, and the blocks every
+ * report shares: build and system in both formats, the JSON document's
+ * header and warnings.  The programs collect results into one structure
+ * per mode and render it once per format; measuring code never asks
+ * which formats are on.
+ * ====================================================================== */
+
+/* Text goes to stdout unless --json.  The JSON document goes to stdout
+ * (--json) or into PATH (--json-file), written under PATH.tmp.PID and
+ * renamed into place only when complete, so an interrupted or refused
+ * run leaves no file that looks like a result. */
+static struct output {
+	int text;         /* the text report is on */
+	FILE *json;       /* the JSON document, or NULL */
+	const char *path; /* --json-file PATH */
+	char tmp[4096];   /* PATH's temporary name while writing */
+	int warned;       /* warnings the text has printed so far */
+} out = {1, NULL, NULL, "", 0};
+
+static void output_discard(void)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024.0 && u < 4) {
-		v /= 1024.0;
-		u++;
+	if (out.tmp[0])
+		unlink(out.tmp);
+}
+
+static void output_signal(int sig)
+{
+	output_discard();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void output_open(const struct options *o)
+{
+	out.text = !o->json;
+	if (o->json) {
+		out.json = stdout;
+		return;
 	}
-	if (v == (double)(unsigned long long)v)
-		snprintf(buf, len, "%.0f %s", v, units[u]);
+	if (!o->json_path)
+		return;
+	out.path = o->json_path;
+	if ((size_t)snprintf(out.tmp, sizeof(out.tmp), "%s.tmp.%ld", out.path,
+			     (long)getpid()) >= sizeof(out.tmp))
+		die("--json-file: path is too long");
+	out.json = fopen(out.tmp, "w");
+	if (!out.json) {
+		out.tmp[0] = '\0';
+		die("--json-file %s: %s", out.path, strerror(errno));
+	}
+	atexit(output_discard);
+	signal(SIGINT, output_signal);
+	signal(SIGTERM, output_signal);
+	signal(SIGHUP, output_signal);
+}
+
+static void output_commit(void)
+{
+	if (!out.path)
+		return;
+	if (fclose(out.json) != 0 || rename(out.tmp, out.path) != 0)
+		die("--json-file %s: %s", out.path, strerror(errno));
+	out.tmp[0] = '\0';
+}
+
+/* The JSON writer: just enough to emit one well-formed document, with
+ * commas and string escapes handled in one place. */
+static int json_depth;
+static int json_first[32];
+
+static void json_sep(const char *key)
+{
+	if (json_depth > 0 && !json_first[json_depth])
+		fputc(',', out.json);
+	json_first[json_depth] = 0;
+	if (key)
+		fprintf(out.json, "\"%s\":", key);
+}
+
+static void json_string_value(const char *s)
+{
+	fputc('"', out.json);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out.json, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", out.json);
+		else if (ch == '\t')
+			fputs("\\t", out.json);
+		else if (ch < 0x20)
+			fprintf(out.json, "\\u%04x", ch);
+		else
+			fputc(ch, out.json);
+	}
+	fputc('"', out.json);
+}
+
+static void json_open(const char *key, char brace)
+{
+	json_sep(key);
+	fputc(brace, out.json);
+	json_first[++json_depth] = 1;
+}
+
+static void json_close(char brace)
+{
+	fputc(brace, out.json);
+	json_depth--;
+	if (json_depth == 0)
+		fputc('\n', out.json);
+}
+
+static void json_str(const char *key, const char *v)
+{
+	json_sep(key);
+	if (v)
+		json_string_value(v);
 	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
+		fputs("null", out.json);
+}
+
+static void json_num(const char *key, double v)
+{
+	json_sep(key);
+	if (isfinite(v))
+		fprintf(out.json, "%.9g", v);
+	else
+		fputs("null", out.json);
+}
+
+static void json_int(const char *key, long long v)
+{
+	json_sep(key);
+	fprintf(out.json, "%lld", v);
+}
+
+static void json_bool(const char *key, int v)
+{
+	json_sep(key);
+	fputs(v ? "true" : "false", out.json);
 }
 
 static void cache_label(const struct cache_info *c, char *buf, size_t len)
@@ -1681,116 +2096,48 @@ static void json_system(const struct system_info *si)
 	json_close('}');
 }
 
-static void json_warnings(void)
+/* Every JSON document starts here: schema, mode, build and system. */
+static void json_begin(const char *mode, const struct system_info *si)
+{
+	json_open(NULL, '{');
+	json_str("schema", JSON_SCHEMA);
+	json_str("mode", mode);
+	json_build();
+	json_system(si);
+}
+
+/* ... and ends here, with every warning of the run. */
+static void json_end(void)
 {
 	int i;
 	json_open("warnings", '[');
 	for (i = 0; i < nwarnings; i++)
 		json_str(NULL, warnings[i]);
 	json_close(']');
+	json_close('}');
+}
+
+/* Print the warnings the text has not shown yet, each after prefix (the
+ * programs choose it so their text format stays parseable); returns how
+ * many were printed. */
+static int text_warnings(const char *prefix)
+{
+	int n = 0;
+	for (; out.warned < nwarnings; out.warned++, n++)
+		printf("%s%s\n", prefix, warnings[out.warned]);
+	return n;
 }
 
 /* ======================================================================
- * Threads: how many, where they run, and who decided.
+ * The bandwidth program (bench stream).  STREAM's method: three arrays,
+ * each kernel timed ntimes, the best time reported, every element
+ * checked against a scalar replay.  Its results live in one struct
+ * stream_run, which sections 10-13 fill and render.
  * ====================================================================== */
 
-static int thread_cpu_start[MAX_THREADS];
-static int thread_cpu_end[MAX_THREADS];
-static int threads_counted = 1;
-
-/* The first OpenMP binding variable the user set, or NULL. */
-static const char *omp_binding_env(void)
-{
-	static const char *const vars[] = {
-		"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "KMP_AFFINITY"
-	};
-	size_t i;
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return vars[i];
-	}
-	return NULL;
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-	return omp_get_thread_num();
-#else
-	return 0;
-#endif
-}
-
-static int thread_count(void)
-{
-#ifdef _OPENMP
-	return omp_get_num_threads();
-#else
-	return 1;
-#endif
-}
-
-/* Threads the next parallel region will get (STREAM's "requested"). */
-static int threads_requested(void)
-{
-#ifdef _OPENMP
-	return omp_get_max_threads();
-#else
-	return 1;
-#endif
-}
-
-static void setup_threads(const struct options *o)
-{
-#ifdef _OPENMP
-	if (o->threads > 0)
-		omp_set_num_threads((int)o->threads);
-#else
-	if (o->threads > 1)
-		die("--threads %ld: this bench was built without OpenMP "
-		    "(rebuild with -fopenmp)", o->threads);
-#endif
-}
-
-/* Whether bench pins its own threads: only when asked (auto) and when
- * the user gave the OpenMP runtime no binding, which always wins. */
-static int bench_pins(const struct options *o)
-{
-	return o->bind && !omp_binding_env();
-}
-
-static void describe_binding(const struct options *o, char *buf, size_t len)
-{
-	const char *env = omp_binding_env();
-	if (env)
-		snprintf(buf, len, "from %s=%s", env, getenv(env));
-	else if (o->bind)
-		snprintf(buf, len, "auto (bench pinned thread i to the i-th "
-			 "allowed CPU)");
-	else
-		snprintf(buf, len, "none (threads may migrate)");
-}
-
-/* This thread's share of [0, n): contiguous, in thread order, with
- * boundaries on cache-line multiples so no two threads write one line.
- * First touch and every kernel use it, so each thread works on the
- * memory it placed. */
-static void thread_span(size_t n, size_t *lo, size_t *hi)
-{
-	size_t q = CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1;
-	size_t blocks = (n + q - 1) / q;
-	size_t t = (size_t)thread_id(), nt = (size_t)thread_count();
-	size_t per = blocks / nt, rem = blocks % nt;
-	size_t b0 = t * per + (t < rem ? t : rem);
-	size_t b1 = b0 + per + (t < rem ? 1 : 0);
-	*lo = b0 * q < n ? b0 * q : n;
-	*hi = b1 * q < n ? b1 * q : n;
-}
-
 /* ======================================================================
- * Bandwidth kernels.  Each works on one thread's [lo, hi).  With nt set
- * the stored array is written with non-temporal stores: a head loop
+ * 10 Kernels (bandwidth).  Each works on one thread's [lo, hi).  With nt
+ * set the stored array is written with non-temporal stores: a head loop
  * reaches vector alignment, the body streams whole vectors, a tail loop
  * finishes, and a fence orders the stores before the join.
  * ====================================================================== */
@@ -1985,18 +2332,17 @@ static void record_end_cpus(void)
 	}
 }
 
-/* ======================================================================
- * Validation, as STREAM does it: replay the kernel sequence on scalars,
- * then compare every element against the replayed value.
- * ====================================================================== */
-
+/* One bandwidth run: its plan, its arrays, and every figure the
+ * report shows. */
 struct stream_run {
+	struct alloc_plan plan;
 	struct arrays ar;
 	struct region reg[3];
 	struct page_report pages[3];
 	size_t n;
 	unsigned long long ntimes;
-	double granularity;
+	double granularity; /* the clock's step, seconds */
+	double pass_us;     /* one untimed pass over a[], microseconds */
 	double *times;  /* [kernel][rep] */
 	double *sums;   /* Read's total per repetition */
 	double *expect; /* the replayed a[] before each Read */
@@ -2015,7 +2361,11 @@ struct stream_run {
 
 #define TIME_AT(r, k, rep) ((r)->times[(size_t)(k) * (r)->ntimes + (rep)])
 
-static const char array_names[3] = {'a', 'b', 'c'};
+/* ======================================================================
+ * 11 Validation (bandwidth), as STREAM does it: replay the kernel
+ * sequence on scalars, then compare every element against the replayed
+ * value.
+ * ====================================================================== */
 
 static void validate(struct stream_run *r, unsigned kernels)
 {
@@ -2075,42 +2425,6 @@ static void validate(struct stream_run *r, unsigned kernels)
 	}
 }
 
-static void print_validation_text(const struct stream_run *r, unsigned kernels)
-{
-	int i;
-	unsigned long long k;
-	for (i = 0; i < 3; i++) {
-		if (r->avg_rel[i] <= r->epsilon)
-			continue;
-		printf("Failed Validation on array %c[], AvgRelAbsErr > epsilon (%e)\n",
-		       array_names[i], r->epsilon);
-		printf("     Expected Value: %e, AvgAbsErr: %e, AvgRelAbsErr: %e\n",
-		       r->expected[i], r->avg_abs[i], r->avg_rel[i]);
-		if (i > 0)
-			printf("     AvgRelAbsErr > Epsilon (%e)\n", r->epsilon);
-		printf("     For array %c[], %lld errors were found.\n",
-		       array_names[i], r->nerr[i]);
-	}
-	if ((kernels & (1u << K_READ)) && !r->read_ok)
-		for (k = 0; k < r->ntimes; k++)
-			if (abs_d(r->sums[k] - r->expect[k]) > 1e-9 * abs_d(r->expect[k]))
-				printf("Failed Validation on Read: repetition %llu summed "
-				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
-	if (r->valid)
-		printf("Solution Validates: avg error less than %e on all three "
-		       "arrays\n", r->epsilon);
-}
-
-/* ======================================================================
- * The bandwidth mode.
- * ====================================================================== */
-
-/* Passes --stores auto spends choosing between plain and streaming. */
-static unsigned long long calibration_passes(const struct options *o)
-{
-	return o->nt_stores == STORES_AUTO && HAVE_NT ? BENCH_CAL_PASSES : 0;
-}
-
 /* How many passes of the kernel sequence keep every value finite: the
  * values grow with each pass (15-fold with all four STREAM kernels), and
  * an infinite value would validate against an infinite expectation.  The
@@ -2137,100 +2451,41 @@ static unsigned long long replay_limit(unsigned kernels)
 	return k;
 }
 
-/* Refuse what cannot run, before anything is allocated or printed. */
-static void stream_check(const struct options *o)
-{
-	unsigned long long per = (o->size + o->offset) * sizeof(elem_t);
-	unsigned long long total = 3 * per + 3 * o->stagger;
-	unsigned long long phys = physical_memory();
+/* ======================================================================
+ * 12 Report (bandwidth).  The text keeps STREAM 5.10's lines and order so
+ * STREAM parsers keep working; membench's additions sit outside
+ * STREAM's table under other words.  The JSON carries the same run.
+ * ====================================================================== */
 
-	if (o->size > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t) ||
-	    total > (unsigned long long)SIZE_MAX / 2)
-		die("--size: %llu elements overflow this machine's address space",
-		    o->size);
-	if (phys && total > phys)
-		die("--size: 3 arrays of %llu elements need %.1f MiB but this "
-		    "machine has %.1f MiB of physical memory", o->size,
-		    (double)total / 1048576.0, (double)phys / 1048576.0);
-	if (o->alloc == A_STATIC) {
-		if (BENCH_NO_STATIC)
-			die("--alloc static: this build has no static arrays "
-			    "(BENCH_NO_STATIC=1)");
-		if (o->size > STREAM_ARRAY_SIZE)
-			die("--size: %llu exceeds the compiled static array size "
-			    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
-			    "another --alloc", o->size,
-			    (unsigned long long)STREAM_ARRAY_SIZE, o->size);
-		if (o->offset != OFFSET)
-			die("--offset: static arrays keep the compiled OFFSET (%d); "
-			    "rebuild with -DOFFSET=%llu or use another --alloc",
-			    OFFSET, o->offset);
-	}
-	if (o->alloc == A_HUGETLB) {
-		size_t hp = hugetlb_page_bytes();
-		size_t len = (size_t)(per + 2 * o->stagger);
-		if (!hp)
-			die("--alloc hugetlb: this kernel reports no huge page size");
-		hugetlb_check_pool(3 * ((len + hp - 1) / hp));
-	}
-	{
-		unsigned long long passes = o->ntimes + calibration_passes(o);
-		unsigned long long most = replay_limit(o->kernels);
-		if (passes > most)
-			die("--ntimes: %llu repetitions%s make %s values overflow "
-			    "(they grow about 15-fold per pass); use at most %llu",
-			    o->ntimes, passes > o->ntimes ? " plus calibration" : "",
-			    XSTR(STREAM_TYPE), most - (passes - o->ntimes));
-	}
-	if (o->nt_stores == STORES_NT && !HAVE_NT)
-		warn("streaming stores were requested but are not available on "
-		     "this target; plain stores are used");
+static double kernel_bytes(int k, size_t n)
+{
+	return (double)kernel_defs[k].words * (double)sizeof(elem_t) * (double)n;
 }
 
-static void stream_allocate(const struct options *o, struct stream_run *r)
+/* What the stores were: "plain", "nt", or for auto "auto: Copy plain,
+ * Scale nt, ..." (detail) or just "auto". */
+static const char *stores_used(const struct options *o,
+			       const struct stream_run *r)
 {
-	elem_t *statics[3] = {NULL, NULL, NULL};
-	size_t bytes = (size_t)o->size * sizeof(elem_t);
-	int i;
-#if !BENCH_NO_STATIC
-	statics[0] = static_a;
-	statics[1] = static_b;
-	statics[2] = static_c;
-#endif
-	r->n = (size_t)o->size;
-	r->ntimes = o->ntimes;
-	for (i = 0; i < 3; i++) {
-		/* Array i starts i * (stagger + offset) bytes into its region,
-		 * which shifts the arrays' relative alignment as STREAM's
-		 * OFFSET padding does. */
-		size_t shift = (size_t)i * ((size_t)o->stagger +
-					    (size_t)o->offset * sizeof(elem_t));
-		if (o->alloc == A_STATIC)
-			shift = 0;
-		if (region_alloc(&r->reg[i], bytes, o->alloc, shift, statics[i]) != 0)
-			die("--alloc %s: could not obtain %.1f MiB for array %c (%s)",
-			    alloc_names[o->alloc], (double)bytes / 1048576.0,
-			    array_names[i], strerror(errno));
-	}
-	r->ar.a = r->reg[0].data;
-	r->ar.b = r->reg[1].data;
-	r->ar.c = r->reg[2].data;
-	r->ar.n = r->n;
-	r->times = calloc(NKERNELS * r->ntimes, sizeof(double));
-	r->sums = calloc(r->ntimes, sizeof(double));
-	r->expect = calloc(r->ntimes, sizeof(double));
-	if (!r->times || !r->sums || !r->expect)
-		die("out of memory for %llu repetitions", r->ntimes);
+	return r->ncal ? "auto"
+	       : o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain";
 }
 
-static void stream_release(struct stream_run *r)
+static void describe_stores(const struct options *o, const struct stream_run *r,
+			    char *buf, size_t len)
 {
-	int i;
-	for (i = 0; i < 3; i++)
-		region_free(&r->reg[i]);
-	free(r->times);
-	free(r->sums);
-	free(r->expect);
+	size_t used;
+	int k;
+	if (!r->ncal) {
+		snprintf(buf, len, "%s", stores_used(o, r));
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "auto:");
+	for (k = 0; k < NKERNELS && used < len; k++)
+		if ((o->kernels & (1u << k)) && k != K_READ)
+			used += (size_t)snprintf(buf + used, len - used, " %s %s",
+						 kernel_defs[k].display,
+						 r->store_nt[k] ? "nt" : "plain");
 }
 
 static void print_stream_banner(const struct options *o, const struct stream_run *r)
@@ -2255,70 +2510,39 @@ static void print_stream_banner(const struct options *o, const struct stream_run
 	printf(" will be used to compute the reported bandwidth.\n");
 }
 
-/* --stores auto: time each kernel with plain and with streaming stores,
- * alternately, and keep the faster per kernel.  These passes are not
- * reported as results; validation replays them. */
-static void choose_stores(const struct options *o, struct stream_run *r,
-			  elem_t q)
+/* STREAM's clock paragraph: granularity and one pass's duration. */
+static void print_clock_text(const struct stream_run *r)
 {
-	unsigned long long pass;
-	int k;
-	for (k = 0; k < NKERNELS; k++) {
-		r->store_nt[k] = o->nt_stores == STORES_NT && HAVE_NT && k != K_READ;
-		r->cal_min[k][0] = r->cal_min[k][1] = DBL_MAX;
+	int quantum = (int)(r->granularity * 1e6);
+	if (quantum >= 1)
+		printf("Your clock granularity/precision appears to be %d "
+		       "microseconds.\n", quantum);
+	else {
+		printf("Your clock granularity appears to be less than one "
+		       "microsecond.\n");
+		quantum = 1;
 	}
-	r->ncal = calibration_passes(o);
-	for (pass = 0; pass < r->ncal; pass++) {
-		int nt = pass % 2 == 0;
-		for (k = 0; k < NKERNELS; k++) {
-			double sum, t;
-			if (!(o->kernels & (1u << k)))
-				continue;
-			t = run_kernel((enum kernel_id)k, &r->ar, q, nt, &sum);
-			if (t < r->cal_min[k][nt])
-				r->cal_min[k][nt] = t;
-		}
-	}
-	if (r->ncal)
-		for (k = 0; k < NKERNELS; k++)
-			r->store_nt[k] = k != K_READ &&
-					 r->cal_min[k][1] < r->cal_min[k][0];
-}
-
-/* "plain", "nt", or for auto "auto: Copy plain, Scale nt, ..." */
-static void describe_stores(const struct options *o, const struct stream_run *r,
-			    char *buf, size_t len)
-{
-	size_t used;
-	int k;
-	if (!r->ncal) {
-		snprintf(buf, len, "%s",
-			 o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain");
-		return;
-	}
-	used = (size_t)snprintf(buf, len, "auto:");
-	for (k = 0; k < NKERNELS && used < len; k++)
-		if ((o->kernels & (1u << k)) && k != K_READ)
-			used += (size_t)snprintf(buf + used, len - used, " %s %s",
-						 kernel_display((enum kernel_id)k),
-						 r->store_nt[k] ? "nt" : "plain");
+	printf("Each test below will take on the order of %d microseconds.\n",
+	       (int)r->pass_us);
+	printf("   (= %d clock ticks)\n", (int)(r->pass_us / quantum));
+	printf("Increase the size of the arrays if this shows that\n");
+	printf("you are not getting at least 20 clock ticks per test.\n");
 }
 
 static void print_placement_text(const struct options *o,
 				 const struct stream_run *r)
 {
-	char bind[160];
+	char bind[160], stores[160];
 	int i;
 	describe_binding(o, bind, sizeof(bind));
-	char stores[160];
 	describe_stores(o, r, stores, sizeof(stores));
 	if (o->size_auto)
-		printf("Array size: %llu elements, chosen by --size auto (4x the "
+		printf("Array size: %llu elements, chosen by --size auto (%dx the "
 		       "reported last-level cache, at most half of memory)\n",
-		       (unsigned long long)r->n);
+		       (unsigned long long)r->n, BENCH_LLC_FACTOR);
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
-	       alloc_names[o->alloc], stores,
-	       o->alloc == A_STATIC ? 0ULL : o->stagger);
+	       alloc_names[r->plan.mode], stores,
+	       (unsigned long long)r->plan.stagger);
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
 		if (r->pages[i].known)
@@ -2336,37 +2560,66 @@ static void print_placement_text(const struct options *o,
 	printf("\n");
 }
 
-/* Kernel stats over repetitions 1..ntimes-1 (the first is a warm-up). */
-static void stream_stats(struct stream_run *r, unsigned kernels)
+static void print_results_text(const struct stream_run *r, unsigned kernels)
 {
 	int k;
-	unsigned long long i, m = r->ntimes - 1;
-	for (k = 0; k < NKERNELS; k++) {
-		double sum = 0.0, mn = DBL_MAX, mx = 0.0;
-		if (!(kernels & (1u << k)))
-			continue;
-		for (i = 1; i < r->ntimes; i++) {
-			double t = TIME_AT(r, k, i);
-			sum += t;
-			mn = t < mn ? t : mn;
-			mx = t > mx ? t : mx;
-		}
-		r->avg_t[k] = sum / (double)m;
-		r->min_t[k] = mn;
-		r->max_t[k] = mx;
-		r->med_t[k] = median(&TIME_AT(r, k, 1), (size_t)m);
-	}
+	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			printf("%s%12.1f  %11.6f  %11.6f  %11.6f\n",
+			       kernel_defs[k].label,
+			       1.0E-06 * kernel_bytes(k, r->n) / r->min_t[k],
+			       r->avg_t[k], r->min_t[k], r->max_t[k]);
+	printf(HLINE);
 }
 
-static double kernel_bytes(int k, size_t n)
+static void print_validation_text(const struct stream_run *r, unsigned kernels)
 {
-	return (double)kernel_defs[k].words * (double)sizeof(elem_t) * (double)n;
+	int i;
+	unsigned long long k;
+	for (i = 0; i < 3; i++) {
+		if (r->avg_rel[i] <= r->epsilon)
+			continue;
+		printf("Failed Validation on array %c[], AvgRelAbsErr > epsilon (%e)\n",
+		       array_names[i], r->epsilon);
+		printf("     Expected Value: %e, AvgAbsErr: %e, AvgRelAbsErr: %e\n",
+		       r->expected[i], r->avg_abs[i], r->avg_rel[i]);
+		if (i > 0)
+			printf("     AvgRelAbsErr > Epsilon (%e)\n", r->epsilon);
+		printf("     For array %c[], %lld errors were found.\n",
+		       array_names[i], r->nerr[i]);
+	}
+	if ((kernels & (1u << K_READ)) && !r->read_ok)
+		for (k = 0; k < r->ntimes; k++)
+			if (abs_d(r->sums[k] - r->expect[k]) > 1e-9 * abs_d(r->expect[k]))
+				printf("Failed Validation on Read: repetition %llu summed "
+				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
+	if (r->valid)
+		printf("Solution Validates: avg error less than %e on all three "
+		       "arrays\n", r->epsilon);
 }
 
-static void json_stream_body(const struct options *o, const struct stream_run *r,
-			     unsigned kernels)
+/* Medians and spread, outside STREAM's table and with labels that STREAM
+ * parsers (which match "Copy:" and friends) do not pick up. */
+static void print_medians_text(const struct stream_run *r, unsigned kernels)
+{
+	int k;
+	printf("Medians over repetitions 2..%llu (MB/s, seconds, max/min time):\n",
+	       r->ntimes);
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			printf("  median %-6s %12.1f  %11.6f  spread %.3f\n",
+			       kernel_defs[k].display,
+			       1.0E-06 * kernel_bytes(k, r->n) / r->med_t[k],
+			       r->med_t[k], r->max_t[k] / r->min_t[k]);
+	printf(HLINE);
+}
+
+/* The bandwidth keys of the JSON document (also those of `bench all`). */
+static void json_stream_body(const struct options *o, const struct stream_run *r)
 {
 	char bind[160];
+	unsigned kernels = o->kernels;
 	int i, k;
 	describe_binding(o, bind, sizeof(bind));
 	json_open("run", '{');
@@ -2374,11 +2627,10 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_bool("size_auto", o->size_auto);
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
-	json_str("alloc", alloc_names[o->alloc]);
-	json_str("stores", r->ncal ? "auto"
-			   : o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain");
+	json_str("alloc", alloc_names[r->plan.mode]);
+	json_str("stores", stores_used(o, r));
 	json_int("calibration_passes", (long long)r->ncal);
-	json_int("stagger_bytes", o->alloc == A_STATIC ? 0 : (long long)o->stagger);
+	json_int("stagger_bytes", (long long)r->plan.stagger);
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
 	json_int("threads_requested", threads_requested());
 	json_int("threads_counted", threads_counted);
@@ -2421,7 +2673,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		if (!(kernels & (1u << k)))
 			continue;
 		json_open(NULL, '{');
-		json_str("kernel", kernel_display((enum kernel_id)k));
+		json_str("kernel", kernel_defs[k].display);
 		json_num("bytes", bytes);
 		json_num("flops", (double)kernel_defs[k].flops * (double)r->n);
 		json_num("best_mbs", 1.0E-06 * bytes / r->min_t[k]);
@@ -2459,171 +2711,257 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_close('}');
 }
 
-static void print_results_text(const struct stream_run *r, unsigned kernels)
+/* Everything STREAM prints before it measures: the banner, threads,
+ * clock, then membench's provenance and placement, and the warnings so
+ * far.  Text only: the JSON document is written whole at the end. */
+static void stream_report_head(const struct options *o,
+			       const struct system_info *si,
+			       const struct stream_run *r)
 {
-	int k;
-	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
-	for (k = 0; k < NKERNELS; k++)
-		if (kernels & (1u << k))
-			printf("%s%12.1f  %11.6f  %11.6f  %11.6f\n",
-			       kernel_defs[k].label,
-			       1.0E-06 * kernel_bytes(k, r->n) / r->min_t[k],
-			       r->avg_t[k], r->min_t[k], r->max_t[k]);
-	printf(HLINE);
-}
-
-/* Medians and spread, outside STREAM's table and with labels that STREAM
- * parsers (which match "Copy:" and friends) do not pick up. */
-static void print_medians_text(const struct stream_run *r, unsigned kernels)
-{
-	int k;
-	printf("Medians over repetitions 2..%llu (MB/s, seconds, max/min time):\n",
-	       r->ntimes);
-	for (k = 0; k < NKERNELS; k++)
-		if (kernels & (1u << k))
-			printf("  median %-6s %12.1f  %11.6f  spread %.3f\n",
-			       kernel_display((enum kernel_id)k),
-			       1.0E-06 * kernel_bytes(k, r->n) / r->med_t[k],
-			       r->med_t[k], r->max_t[k] / r->min_t[k]);
-	printf(HLINE);
-}
-
-/* Measure and report STREAM.  Returns the exit status (0, or 1 when the
- * results do not validate).  With json_body_only the caller owns the
- * enclosing JSON object (used by `bench all`). */
-static int stream_mode(const struct options *o, const struct system_info *si,
-		       int json_body_only)
-{
-	struct stream_run r;
-	unsigned long long llc = reported_llc(si);
-	unsigned long long k, rep;
-	int quantum, i;
-	double t;
-	elem_t q = 3.0;
-
-	memset(&r, 0, sizeof(r));
-	stream_check(o);
-	stream_allocate(o, &r);
-
-	if (!json_output) {
-		print_stream_banner(o, &r);
+	if (!out.text)
+		return;
+	print_stream_banner(o, r);
 #ifdef _OPENMP
-		printf(HLINE);
-		printf("Number of Threads requested = %i\n", threads_requested());
+	printf(HLINE);
+	printf("Number of Threads requested = %i\n", threads_requested());
+	printf("Number of Threads counted = %i\n", threads_counted);
 #endif
+	printf(HLINE);
+	print_clock_text(r);
+	printf(HLINE);
+	print_build_text();
+	print_system_text(si);
+	print_placement_text(o, r);
+	printf(HLINE);
+	if (text_warnings("WARNING: "))
+		printf(HLINE);
+}
+
+/* The results.  nested: `bench all` owns the JSON document around them. */
+static void stream_report_tail(const struct options *o,
+			       const struct system_info *si,
+			       const struct stream_run *r, int nested)
+{
+	if (out.json) {
+		if (!nested)
+			json_begin("stream", si);
+		json_stream_body(o, r);
+		if (!nested)
+			json_end();
 	}
-	first_touch(&r.ar, bench_pins(o));
+	if (out.text) {
+		text_warnings("WARNING: ");
+		print_results_text(r, o->kernels);
+		print_validation_text(r, o->kernels);
+		printf(HLINE);
+		print_medians_text(r, o->kernels);
+	}
+}
+
+/* ======================================================================
+ * 13 The bandwidth mode: plan, allocate, prepare, measure, report.
+ * ====================================================================== */
+
+/* Passes --stores auto spends choosing between plain and streaming. */
+static unsigned long long calibration_passes(const struct options *o)
+{
+	return o->nt_stores == STORES_AUTO && HAVE_NT ? BENCH_CAL_PASSES : 0;
+}
+
+/* Refuse what the plan does not cover: repetitions whose values would
+ * overflow the element type. */
+static void stream_check(const struct options *o)
+{
+	unsigned long long passes = o->ntimes + calibration_passes(o);
+	unsigned long long most = replay_limit(o->kernels);
+	if (passes > most)
+		die("--ntimes: %llu repetitions%s make %s values overflow "
+		    "(they grow about 15-fold per pass); use at most %llu",
+		    o->ntimes, passes > o->ntimes ? " plus calibration" : "",
+		    XSTR(STREAM_TYPE), most - (passes - o->ntimes));
+	if (o->nt_stores == STORES_NT && !HAVE_NT)
+		warn("streaming stores were requested but are not available on "
+		     "this target; plain stores are used");
+}
+
+static void stream_allocate(const struct options *o, struct stream_run *r)
+{
+	alloc_regions(&r->plan, r->reg);
+	r->n = (size_t)r->plan.elems;
+	r->ntimes = o->ntimes;
+	r->ar.a = r->reg[0].data;
+	r->ar.b = r->reg[1].data;
+	r->ar.c = r->reg[2].data;
+	r->ar.n = r->n;
+	r->times = calloc(NKERNELS * r->ntimes, sizeof(double));
+	r->sums = calloc(r->ntimes, sizeof(double));
+	r->expect = calloc(r->ntimes, sizeof(double));
+	if (!r->times || !r->sums || !r->expect)
+		die("out of memory for %llu repetitions", r->ntimes);
+}
+
+static void stream_release(struct stream_run *r)
+{
+	int i;
 	for (i = 0; i < 3; i++)
-		page_report(r.reg[i].data, r.reg[i].bytes, &r.pages[i]);
-	if (!json_output) {
-#ifdef _OPENMP
-		printf("Number of Threads counted = %i\n", threads_counted);
-#endif
-		printf(HLINE);
-	}
+		region_free(&r->reg[i]);
+	free(r->times);
+	free(r->sums);
+	free(r->expect);
+}
 
-	r.granularity = timer_granularity();
-	quantum = (int)(r.granularity * 1e6);
+/* --stores auto: time each kernel with plain and with streaming stores,
+ * alternately, and keep the faster per kernel.  These passes are not
+ * reported as results; validation replays them. */
+static void choose_stores(const struct options *o, struct stream_run *r,
+			  elem_t q)
+{
+	unsigned long long pass;
+	int k;
+	for (k = 0; k < NKERNELS; k++) {
+		r->store_nt[k] = o->nt_stores == STORES_NT && HAVE_NT && k != K_READ;
+		r->cal_min[k][0] = r->cal_min[k][1] = DBL_MAX;
+	}
+	r->ncal = calibration_passes(o);
+	for (pass = 0; pass < r->ncal; pass++) {
+		int nt = pass % 2 == 0;
+		for (k = 0; k < NKERNELS; k++) {
+			double sum, t;
+			if (!(o->kernels & (1u << k)))
+				continue;
+			t = run_kernel((enum kernel_id)k, &r->ar, q, nt, &sum);
+			if (t < r->cal_min[k][nt])
+				r->cal_min[k][nt] = t;
+		}
+	}
+	if (r->ncal)
+		for (k = 0; k < NKERNELS; k++)
+			r->store_nt[k] = k != K_READ &&
+					 r->cal_min[k][1] < r->cal_min[k][0];
+}
+
+/* Kernel stats over repetitions 1..ntimes-1 (the first is a warm-up). */
+static void stream_stats(struct stream_run *r, unsigned kernels)
+{
+	int k;
+	unsigned long long i, m = r->ntimes - 1;
+	for (k = 0; k < NKERNELS; k++) {
+		double sum = 0.0, mn = DBL_MAX, mx = 0.0;
+		if (!(kernels & (1u << k)))
+			continue;
+		for (i = 1; i < r->ntimes; i++) {
+			double t = TIME_AT(r, k, i);
+			sum += t;
+			mn = t < mn ? t : mn;
+			mx = t > mx ? t : mx;
+		}
+		r->avg_t[k] = sum / (double)m;
+		r->min_t[k] = mn;
+		r->max_t[k] = mx;
+		r->med_t[k] = median(&TIME_AT(r, k, 1), (size_t)m);
+	}
+}
+
+/* Before timing: first touch (placing and pinning), the page report,
+ * the clock's granularity and STREAM's untimed pass that doubles a[],
+ * then --stores auto's calibration. */
+static void stream_prepare(const struct options *o, struct stream_run *r)
+{
+	elem_t q = 3.0;
+	double t;
+	int i;
+	first_touch(&r->ar, bench_pins(o));
+	for (i = 0; i < 3; i++)
+		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
+	r->granularity = timer_granularity();
 	t = now();
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
 	{
 		size_t lo, hi, j;
-		thread_span(r.n, &lo, &hi);
+		thread_span(r->n, &lo, &hi);
 		for (j = lo; j < hi; j++)
-			r.ar.a[j] = 2.0E0 * r.ar.a[j];
+			r->ar.a[j] = 2.0E0 * r->ar.a[j];
 	}
-	t = 1.0E6 * (now() - t);
-	choose_stores(o, &r, q);
-	if (!json_output) {
-		if (quantum >= 1)
-			printf("Your clock granularity/precision appears to be %d "
-			       "microseconds.\n", quantum);
-		else {
-			printf("Your clock granularity appears to be less than one "
-			       "microsecond.\n");
-			quantum = 1;
-		}
-		printf("Each test below will take on the order of %d microseconds.\n",
-		       (int)t);
-		printf("   (= %d clock ticks)\n", (int)(t / quantum));
-		printf("Increase the size of the arrays if this shows that\n");
-		printf("you are not getting at least 20 clock ticks per test.\n");
-		printf(HLINE);
-		print_build_text();
-		print_system_text(si);
-		print_placement_text(o, &r);
-		printf(HLINE);
-	}
-	if (llc && (unsigned long long)r.n * sizeof(elem_t) < 4 * llc) {
-		char b1[32], b2[32];
-		format_bytes(b1, sizeof(b1), llc);
-		snprintf(b2, sizeof(b2), "%.1f MiB",
-			 (double)r.n * sizeof(elem_t) / 1048576.0);
-		warn("each array (%s) is smaller than 4x the reported last-level "
-		     "cache (%s); --size %llu or more follows STREAM's rule "
-		     "(VMs may report nonsense cache sizes)", b2, b1,
-		     (4 * llc + sizeof(elem_t) - 1) / sizeof(elem_t));
-	}
-	if (!json_output && nwarnings)
-		printf(HLINE);
+	r->pass_us = 1.0E6 * (now() - t);
+	choose_stores(o, r, q);
+}
 
-	for (rep = 0; rep < r.ntimes; rep++)
+/* The timed repetitions, then the statistics, validation and the
+ * warnings they raise. */
+static void stream_measure(const struct options *o, struct stream_run *r)
+{
+	unsigned long long k, rep;
+	elem_t q = 3.0;
+	int i;
+	for (rep = 0; rep < r->ntimes; rep++)
 		for (k = 0; k < NKERNELS; k++)
 			if (o->kernels & (1u << k)) {
 				double sum = 0.0;
-				TIME_AT(&r, k, rep) =
-					run_kernel((enum kernel_id)k, &r.ar, q,
-						   r.store_nt[k], &sum);
+				TIME_AT(r, k, rep) =
+					run_kernel((enum kernel_id)k, &r->ar, q,
+						   r->store_nt[k], &sum);
 				if (k == K_READ)
-					r.sums[rep] = sum;
+					r->sums[rep] = sum;
 			}
 	record_end_cpus();
 #if BENCH_CORRUPT_TEST
-	r.ar.a[r.n / 2] = r.ar.a[r.n / 2] * 2 + 1;
+	r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
 #endif
-	stream_stats(&r, o->kernels);
-	validate(&r, o->kernels);
-
+	stream_stats(r, o->kernels);
+	validate(r, o->kernels);
 	for (k = 0; k < NKERNELS; k++)
-		if ((o->kernels & (1u << k)) && r.min_t[k] < 20 * r.granularity)
+		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->granularity)
 			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
-			     "increase --size", kernel_display((enum kernel_id)k),
-			     r.min_t[k], r.granularity);
+			     "increase --size", kernel_defs[k].display, r->min_t[k],
+			     r->granularity);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
 			     i, thread_cpu_start[i], thread_cpu_end[i]);
+}
 
-	if (json_fp) {
-		if (!json_body_only) {
-			json_open(NULL, '{');
-			json_str("schema", JSON_SCHEMA);
-			json_str("mode", "stream");
-			json_build();
-			json_system(si);
-		}
-		json_stream_body(o, &r, o->kernels);
-		if (!json_body_only) {
-			json_warnings();
-			json_close('}');
-		}
+/* Measure and report STREAM.  Returns the exit status (0, or 1 when the
+ * results do not validate).  nested: `bench all` owns the JSON document. */
+static int stream_mode(const struct options *o, const struct system_info *si,
+		       int nested)
+{
+	struct stream_run r;
+
+	memset(&r, 0, sizeof(r));
+	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si), 1);
+	stream_check(o);
+	stream_allocate(o, &r);
+	stream_prepare(o, &r);
+	if (r.plan.rule_elems && r.n < r.plan.rule_elems) {
+		char b1[32], b2[32];
+		format_bytes(b1, sizeof(b1), r.plan.llc);
+		snprintf(b2, sizeof(b2), "%.1f MiB",
+			 (double)r.n * sizeof(elem_t) / 1048576.0);
+		warn("each array (%s) is smaller than %dx the reported last-level "
+		     "cache (%s); --size %llu or more follows STREAM's rule "
+		     "(VMs may report nonsense cache sizes)", b2, BENCH_LLC_FACTOR,
+		     b1, r.plan.rule_elems);
 	}
-	if (!json_output) {
-		print_results_text(&r, o->kernels);
-		print_validation_text(&r, o->kernels);
-		printf(HLINE);
-		print_medians_text(&r, o->kernels);
-	}
+	stream_report_head(o, si, &r);
+	stream_measure(o, &r);
+	stream_report_tail(o, si, &r, nested);
 	stream_release(&r);
 	return r.valid ? 0 : 1;
 }
 
 /* ======================================================================
- * Latency: allocation and chains.  One buffer, sized for the largest
- * point and obtained with --alloc, holds every chain of the sweep; each
- * point links its first `lines` lines into one cycle.
+ * The latency program (bench latency).  lat_mem_rd's method, a chase
+ * where each load's address is the value the previous load returned,
+ * measured faster and read for its plateaus.  Its results live in one
+ * struct lat_run, which sections 14-20 fill and render.
+ * ====================================================================== */
+
+/* ======================================================================
+ * 14 Chains (latency).  One buffer, sized for the largest point and
+ * obtained through the allocation plan, holds every chain of the sweep;
+ * each point links its first `lines` lines into one cycle.
  * ====================================================================== */
 
 /* xorshift64*: fast, and seeded with a constant so that two runs chase
@@ -2798,11 +3136,30 @@ static void lat_chain_heads(const struct lat_chain *c, size_t lines, int k,
 	}
 }
 
+/* 0 if the chain from head visits exactly `lines` lines and returns. */
+static int lat_chain_check(void *head, size_t lines)
+{
+	void *p = head;
+	size_t n = 0;
+	do {
+		p = *(void **)p;
+		n++;
+	} while (p != head && n <= lines);
+	return n == lines ? 0 : -1;
+}
+
+/* Bytes of the pages --pattern page keeps its lines in: the base page. */
+static size_t lat_page_bytes(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (size_t)p : 4096;
+}
+
 /* ======================================================================
- * Latency kernels.  Each load's address is the value the previous load
- * returned, so the loads cannot overlap and the compiler can neither
- * drop nor reorder them; the final pointer is returned and ends in a
- * volatile sink.  64 loads per loop trip hide the loop's own cost.
+ * 15 Kernels (latency).  Each load's address is the value the previous
+ * load returned, so the loads cannot overlap and the compiler can
+ * neither drop nor reorder them; the final pointer is returned and ends
+ * in a volatile sink.  64 loads per loop trip hide the loop's own cost.
  * ====================================================================== */
 
 #define LAT_STEP1 p = (void **)*p;
@@ -2821,34 +3178,62 @@ static void *lat_chase(void *start, size_t trips)
 	return (void *)p;
 }
 
-/* Up to LAT_MAX_CHAINS independent chases interleaved in one thread
- * (--chains).  Nested ifs, not a switch: each branch is predicted
- * perfectly and no case falls through. */
-#define LAT_IF(k) if (chains > k) { p##k = (void **)*p##k;
-static void lat_chase_multi(void **heads, int chains, size_t steps)
-{
-	void **p0 = (void **)heads[0], **p1 = p0, **p2 = p0, **p3 = p0;
-	void **p4 = p0, **p5 = p0, **p6 = p0, **p7 = p0, **p8 = p0, **p9 = p0;
-	void **p10 = p0, **p11 = p0, **p12 = p0, **p13 = p0, **p14 = p0;
-	void **p15 = p0;
-	void ***all[LAT_MAX_CHAINS];
-	int k;
-	all[0] = &p0; all[1] = &p1; all[2] = &p2; all[3] = &p3;
-	all[4] = &p4; all[5] = &p5; all[6] = &p6; all[7] = &p7;
-	all[8] = &p8; all[9] = &p9; all[10] = &p10; all[11] = &p11;
-	all[12] = &p12; all[13] = &p13; all[14] = &p14; all[15] = &p15;
-	for (k = 0; k < chains; k++)
-		*all[k] = (void **)heads[k];
-	while (steps-- > 0) {
-		p0 = (void **)*p0;
-		LAT_IF(1) LAT_IF(2) LAT_IF(3) LAT_IF(4) LAT_IF(5) LAT_IF(6)
-		LAT_IF(7) LAT_IF(8) LAT_IF(9) LAT_IF(10) LAT_IF(11) LAT_IF(12)
-		LAT_IF(13) LAT_IF(14) LAT_IF(15) }}}}}}}}}}}}}}}
+/* --chains: K independent chases interleaved in one thread, one
+ * function per K, each a straight run of K loads per step: no branch
+ * inside the loop, and every function is whole C that tools can read.
+ * LAT_FOR_K(X) expands X(0) .. X(K-1). */
+#define LAT_FOR_1(X) X(0)
+#define LAT_FOR_2(X) LAT_FOR_1(X) X(1)
+#define LAT_FOR_3(X) LAT_FOR_2(X) X(2)
+#define LAT_FOR_4(X) LAT_FOR_3(X) X(3)
+#define LAT_FOR_5(X) LAT_FOR_4(X) X(4)
+#define LAT_FOR_6(X) LAT_FOR_5(X) X(5)
+#define LAT_FOR_7(X) LAT_FOR_6(X) X(6)
+#define LAT_FOR_8(X) LAT_FOR_7(X) X(7)
+#define LAT_FOR_9(X) LAT_FOR_8(X) X(8)
+#define LAT_FOR_10(X) LAT_FOR_9(X) X(9)
+#define LAT_FOR_11(X) LAT_FOR_10(X) X(10)
+#define LAT_FOR_12(X) LAT_FOR_11(X) X(11)
+#define LAT_FOR_13(X) LAT_FOR_12(X) X(12)
+#define LAT_FOR_14(X) LAT_FOR_13(X) X(13)
+#define LAT_FOR_15(X) LAT_FOR_14(X) X(14)
+#define LAT_FOR_16(X) LAT_FOR_15(X) X(15)
+#define LAT_HEAD(i) void **p##i = (void **)heads[i];
+#define LAT_LOAD(i) p##i = (void **)*p##i;
+#define LAT_SAVE(i) heads[i] = (void *)p##i;
+#define LAT_CHASE_K(K)                                                   \
+	static void lat_chase_##K(void **heads, size_t steps)            \
+	{                                                                \
+		LAT_FOR_##K(LAT_HEAD)                                    \
+		while (steps-- > 0) {                                    \
+			LAT_FOR_##K(LAT_LOAD)                            \
+		}                                                        \
+		LAT_FOR_##K(LAT_SAVE)                                    \
 	}
-	for (k = 0; k < chains; k++)
-		heads[k] = (void *)*all[k];
-}
-#undef LAT_IF
+LAT_CHASE_K(1)
+LAT_CHASE_K(2)
+LAT_CHASE_K(3)
+LAT_CHASE_K(4)
+LAT_CHASE_K(5)
+LAT_CHASE_K(6)
+LAT_CHASE_K(7)
+LAT_CHASE_K(8)
+LAT_CHASE_K(9)
+LAT_CHASE_K(10)
+LAT_CHASE_K(11)
+LAT_CHASE_K(12)
+LAT_CHASE_K(13)
+LAT_CHASE_K(14)
+LAT_CHASE_K(15)
+LAT_CHASE_K(16)
+
+typedef void (*lat_chase_fn)(void **heads, size_t steps);
+static const lat_chase_fn lat_chase_k[LAT_MAX_CHAINS + 1] = {
+	NULL, lat_chase_1, lat_chase_2, lat_chase_3, lat_chase_4, lat_chase_5,
+	lat_chase_6, lat_chase_7, lat_chase_8, lat_chase_9, lat_chase_10,
+	lat_chase_11, lat_chase_12, lat_chase_13, lat_chase_14, lat_chase_15,
+	lat_chase_16
+};
 
 /* The clock yardstick: 100 dependent integer adds per call, each one
  * cycle on every modern core.  The operand is a register, not an
@@ -2907,7 +3292,7 @@ static void lat_spin(long n)
 #endif
 
 /* ======================================================================
- * Latency timing.  A point is timed in windows of about LAT_WINDOW_NS;
+ * 16 Timing (latency).  A point is timed in windows of about LAT_WINDOW_NS;
  * the chase carries on from where the last window stopped, so windows
  * shorter than one lap still see each line once per lap.  The minimum
  * over windows is kept, and the point ends when LAT_STABLE_REPEATS
@@ -2934,7 +3319,7 @@ static double lat_window(void **heads, int chains, size_t loads)
 	} else {
 		size_t steps = loads / (size_t)chains;
 		t = now();
-		lat_chase_multi(heads, chains, steps);
+		lat_chase_k[chains](heads, steps);
 		t = now() - t;
 	}
 	lat_sink = (uintptr_t)heads[0];
@@ -3025,40 +3410,11 @@ static double lat_measure_mhz(void)
 #endif
 }
 
-/* Latency warnings: in text they follow the curve as '#' lines, so the
- * curve stays lat_mem_rd's; in JSON they join the document's list. */
-static void lat_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	warn_as("# WARNING: ", fmt, ap);
-	va_end(ap);
-}
-
-/* Bytes of the pages --pattern page keeps its lines in: the base page. */
-static size_t lat_page_bytes(void)
-{
-	long p = sysconf(_SC_PAGESIZE);
-	return p > 0 ? (size_t)p : 4096;
-}
-
 /* ======================================================================
- * Latency validation and analysis.  Small chains are walked once to
- * prove they are one cycle through every line; the curve is then read
- * for plateaus the way a person reads lat_mem_rd's graph.
+ * 17 Analysis (latency).  The curve is read for plateaus the way a person
+ * reads lat_mem_rd's graph, and the levels are set beside the cache
+ * sizes the OS reports.
  * ====================================================================== */
-
-/* 0 if the chain from head visits exactly `lines` lines and returns. */
-static int lat_chain_check(void *head, size_t lines)
-{
-	void *p = head;
-	size_t n = 0;
-	do {
-		p = *(void **)p;
-		n++;
-	} while (p != head && n <= lines);
-	return n == lines ? 0 : -1;
-}
 
 /* Natural log and exp in plain arithmetic: `cc bench.c` links no libm.
  * Accurate to about 1e-12, far below any latency's noise. */
@@ -3131,10 +3487,12 @@ struct lat_level {
 };
 
 struct lat_summary {
+	size_t stride;
 	int nlevels;
 	struct lat_level level[LAT_MAX_LEVELS];
 	int nnotes;
 	char note[LAT_MAX_NOTES][200];
+	double llc_fit; /* bytes, lat_fit_llc(); 0 when not fitted */
 };
 
 static void lat_note(struct lat_summary *s, const char *fmt, ...)
@@ -3229,35 +3587,53 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 	return m;
 }
 
-/* Size of the data or unified cache at `level` as the OS reports it. */
-static unsigned long long lat_os_cache(const struct system_info *si, int level)
+/* The last-level cache from a uniform random chase: a cache of C bytes
+ * under a random chase over S > C bytes hits about C/S of the time, so
+ * past the knee the curve follows l(S) = l_C + (1 - C/S) (l_mem - l_C),
+ * with l_mem the last point.  Each measured size but the last two is
+ * tried as C, and the one whose model fits every point best (least
+ * squared relative error) is the answer; 0 with fewer than 4 points.
+ * Meant for a sweep that starts above L2 (harness/sweep-size runs it
+ * so): below the knee the model expects a flat line. */
+static double lat_fit_llc(const double *bytes, const double *ns, int n)
 {
-	int i;
-	for (i = 0; si && i < si->ncaches; i++)
-		if (si->caches[i].level == level &&
-		    strcmp(si->caches[i].type, "Instruction") != 0)
-			return si->caches[i].bytes;
-	return 0;
+	double best = -1, pick = 0, mem;
+	int c, i;
+	if (n < 4)
+		return 0;
+	mem = ns[n - 1];
+	for (c = 0; c < n - 2; c++) {
+		double err = 0;
+		for (i = 0; i < n; i++) {
+			double p = bytes[i] <= bytes[c] ? ns[c]
+				   : ns[c] + (1 - bytes[c] / bytes[i]) * (mem - ns[c]);
+			err += ((p - ns[i]) / ns[i]) * ((p - ns[i]) / ns[i]);
+		}
+		if (best < 0 || err < best) {
+			best = err;
+			pick = bytes[c];
+		}
+	}
+	return pick;
 }
 
-/* Group flat stretches into levels, name them, and set them beside the
- * OS-reported cache sizes.  si may be NULL (a curve from a file). */
+/* Group the flat stretches of one stride's curve into levels, name them,
+ * and set them beside the OS-reported cache sizes.  si may be NULL (a
+ * curve from a file); fit:
+ * the curve is a uniform random chase, so lat_fit_llc() applies. */
 static void lat_analyse(const double *bytes, const double *ns, int n,
-			const struct system_info *si, struct lat_summary *sum)
+			size_t stride, const struct system_info *si, int fit,
+			struct lat_summary *sum)
 {
 	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
 	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, caches = 0, oslevels = 0;
-	unsigned long long llc = 0;
+	int i, caches = 0, oslevels = si ? reported_levels(si) : 0;
+	unsigned long long llc = si ? reported_llc(si) : 0;
 	char b1[32], b2[32];
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; si && i < si->ncaches; i++)
-		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
-		    si->caches[i].level > oslevels) {
-			oslevels = si->caches[i].level;
-			llc = si->caches[i].bytes;
-		}
+	sum->stride = stride;
+	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
 	for (i = 0; i < m && sum->nlevels < LAT_MAX_LEVELS; i++) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		int j = i;
@@ -3282,7 +3658,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 			caches++;
 			snprintf(lv->name, sizeof(lv->name), "L%d%s", caches,
 				 caches == 1 ? "d" : "");
-			lv->os_bytes = lat_os_cache(si, caches);
+			lv->os_bytes = reported_cache(si, caches);
 			if (!lv->os_bytes || !lv->boundary)
 				lv->agrees = -1;
 			else
@@ -3311,7 +3687,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 				 "(raise --max)", b1, ns[n - 1]);
 		} else {
 			if (caches < oslevels) {
-				format_bytes(b2, sizeof(b2), lat_os_cache(si, caches + 1));
+				format_bytes(b2, sizeof(b2), reported_cache(si, caches + 1));
 				lat_note(sum, "the OS reports L%d %s but the curve shows no "
 					 "plateau for it", caches + 1, b2);
 			}
@@ -3326,7 +3702,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 }
 
 /* ======================================================================
- * Latency under load and memory-level parallelism.
+ * 18 Load and MLP: latency under load, memory-level parallelism.
  * ====================================================================== */
 
 struct lat_mlp_row {
@@ -3341,7 +3717,14 @@ struct lat_loaded_row {
 	double load_mbs;
 };
 
+/* Entries of LAT_LOADED_DELAYS, counted from the list itself. */
+#define LAT_LOADED_LEVELS \
+	((int)(sizeof((const long[])LAT_LOADED_DELAYS) / sizeof(long)))
+
+/* One latency run: the curve, its summaries, and what --chains and
+ * --load-threads measured. */
 struct lat_run {
+	struct alloc_plan plan;
 	struct lat_point *pts;
 	int npts;
 	double mhz, mhz_end;
@@ -3364,6 +3747,7 @@ struct lat_run {
 	int ncpus;            /* CPUs allowed before the chase was pinned */
 	int cpus[MAX_THREADS];
 };
+
 
 #ifdef _OPENMP
 static const long lat_loaded_delays[LAT_LOADED_LEVELS] = LAT_LOADED_DELAYS;
@@ -3396,7 +3780,7 @@ static void lat_loaded_run(const struct options *o, void *head,
 	if (!lr || !cnt)
 		die("out of memory for %d load threads", nl);
 	if (ncpu < nl + 1)
-		lat_warn("--load-threads %d: only %d CPUs are allowed, so the chase "
+		warn("--load-threads %d: only %d CPUs are allowed, so the chase "
 		     "and load threads share CPUs", nl, ncpu);
 	for (i = 0; i < nl; i++) {
 		size_t j;
@@ -3520,19 +3904,44 @@ static void lat_mlp_run(const struct options *o, struct lat_chain *c,
 }
 
 /* ======================================================================
- * Latency reporting: lat_mem_rd's curve, then '#' lines (which lmbench's
- * graph scripts and gnuplot skip) with the summary.
+ * 19 Report (latency): lat_mem_rd's curve, printed as it is measured, then
+ * '#' lines (which lmbench's graph scripts and gnuplot skip) with the
+ * warnings and the summary.  The JSON carries the same run.
  * ====================================================================== */
 
-static void lat_print_point(const struct lat_point *p)
+/* The curve's text, as it is measured; off for `bench all` (summary
+ * only) and without text. */
+static int lat_curve_text;
+
+static void lat_report_begin(int summary_only)
 {
-	printf("%.5f %.3f\n", (double)p->bytes / (1024.0 * 1024.0), p->ns);
+	lat_curve_text = out.text && !summary_only;
 }
 
-static void lat_print_levels(size_t stride, const struct lat_summary *s,
-			     double mhz)
+static void lat_report_block(size_t stride)
+{
+	if (lat_curve_text)
+		printf("\"stride=%zu\n", stride);
+}
+
+static void lat_report_point(const struct lat_point *p)
+{
+	if (!lat_curve_text)
+		return;
+	printf("%.5f %.3f\n", (double)p->bytes / (1024.0 * 1024.0), p->ns);
+	fflush(stdout);
+}
+
+static void lat_report_block_end(void)
+{
+	if (lat_curve_text)
+		printf("\n");
+}
+
+static void lat_print_levels(const struct lat_summary *s, double mhz)
 {
 	char b[32];
+	size_t stride = s->stride;
 	int i, k;
 	printf("# stride=%zu:", stride);
 	for (i = 0; i < s->nlevels; i++) {
@@ -3587,12 +3996,12 @@ static void lat_print_summary(const struct options *o,
 	format_bytes(b, sizeof(b), o->lat_max);
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
 	       "(%.0f%% huge), chase on CPU %d\n", BENCH_VERSION,
-	       lat_pattern_names[o->pattern], alloc_names[o->lat_alloc], b,
+	       lat_pattern_names[o->pattern], alloc_names[r->plan.mode], b,
 	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
 	       r->cpu);
 	lat_print_clock(r);
 	for (i = 0; i < o->nstrides; i++)
-		lat_print_levels(o->strides[i], &r->sums[i], r->mhz);
+		lat_print_levels(&r->sums[i], r->mhz);
 	lat_print_os_caches(si);
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
 	       "before %d repeats agreed within %.0f%%\n", r->npts, r->elapsed,
@@ -3620,12 +4029,11 @@ static void lat_print_summary(const struct options *o,
 	}
 }
 
-static void lat_json_summary(size_t stride, const struct lat_summary *s,
-			     double mhz)
+static void lat_json_summary(const struct lat_summary *s, double mhz)
 {
 	int i, k;
 	json_open(NULL, '{');
-	json_int("stride", (long long)stride);
+	json_int("stride", (long long)s->stride);
 	json_open("levels", '[');
 	for (i = 0; i < s->nlevels; i++) {
 		const struct lat_level *lv = &s->level[i];
@@ -3659,6 +4067,7 @@ static void lat_json_summary(size_t stride, const struct lat_summary *s,
 	for (i = 0; i < s->nnotes; i++)
 		json_str(NULL, s->note[i]);
 	json_close(']');
+	json_num("llc_fit_bytes", s->llc_fit > 0 ? s->llc_fit : NAN);
 	json_close('}');
 }
 
@@ -3677,7 +4086,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("steps_per_octave", o->spo);
 	json_int("chains", o->chains);
 	json_int("load_threads", o->load_threads);
-	json_str("alloc", alloc_names[o->lat_alloc]);
+	json_str("alloc", alloc_names[r->plan.mode]);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
 	json_int("bytes", (long long)r->buf.bytes);
@@ -3712,7 +4121,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_close(']');
 	json_open("summary", '[');
 	for (i = 0; i < o->nstrides; i++)
-		lat_json_summary(o->strides[i], &r->sums[i], r->mhz);
+		lat_json_summary(&r->sums[i], r->mhz);
 	json_close(']');
 	if (r->nmlp) {
 		json_open("mlp", '{');
@@ -3755,8 +4164,49 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	}
 }
 
+/* The run's report once measured.  nested: `bench all` owns the JSON
+ * document around it. */
+static void lat_report(const struct options *o, const struct system_info *si,
+		       const struct lat_run *r, int nested)
+{
+	if (out.json) {
+		if (!nested)
+			json_begin("latency", si);
+		lat_json_body(o, r);
+		if (!nested)
+			json_end();
+	}
+	if (out.text) {
+		text_warnings("# WARNING: ");
+		lat_print_summary(o, si, r);
+	}
+}
+
+/* --curve-in's report: the summary of each block of the file. */
+static void lat_report_file(const struct options *o,
+			    const struct system_info *si,
+			    const struct lat_summary *sums, int nsums)
+{
+	int i;
+	if (out.json) {
+		json_begin("latency", si);
+		json_str("source", o->curve_in);
+		json_open("summary", '[');
+		for (i = 0; i < nsums; i++)
+			lat_json_summary(&sums[i], o->mhz);
+		json_close(']');
+		json_end();
+	}
+	if (out.text) {
+		text_warnings("# WARNING: ");
+		for (i = 0; i < nsums; i++)
+			lat_print_levels(&sums[i], o->mhz);
+	}
+}
+
 /* ======================================================================
- * The latency mode.
+ * 20 The latency mode: plan, allocate, sweep, report; --curve-in reads
+ * a stored curve instead of measuring one.
  * ====================================================================== */
 
 /* The sizes of the sweep: geometric from --min, --steps-per-octave per
@@ -3783,19 +4233,16 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 	return n;
 }
 
-/* Refuse what cannot run, before anything is allocated or printed. */
+/* Refuse latency options that cannot run (the allocation plan refuses
+ * the rest), before anything is allocated or printed, and fill in the
+ * default stride: the OS-reported line, or 64. */
 static void lat_check(struct options *o, const struct system_info *si)
 {
-	unsigned long long phys = physical_memory();
 	char b1[32], b2[32];
 	int i;
 
 	if (o->nstrides == 0) {
-		int line = 0;
-		for (i = 0; i < si->ncaches; i++)
-			if (si->caches[i].level == 1 &&
-			    strcmp(si->caches[i].type, "Instruction") != 0)
-				line = si->caches[i].line;
+		int line = reported_line(si);
 		o->strides[0] = line >= (int)sizeof(void *) &&
 				line % (int)sizeof(void *) == 0 ? (size_t)line : 64;
 		o->nstrides = 1;
@@ -3807,13 +4254,6 @@ static void lat_check(struct options *o, const struct system_info *si)
 		format_bytes(b2, sizeof(b2), o->lat_max);
 		die("--min %s is larger than --max %s", b1, b2);
 	}
-	if (o->lat_max > (unsigned long long)SIZE_MAX / 2 ||
-	    (phys && o->lat_max > phys)) {
-		format_bytes(b1, sizeof(b1), o->lat_max);
-		format_bytes(b2, sizeof(b2), phys);
-		die("--max %s is larger than this machine's physical memory (%s)",
-		    b1, b2);
-	}
 	for (i = 0; i < o->nstrides; i++) {
 		if (o->strides[i] > o->lat_max / 2)
 			die("--stride %zu: a chain needs two strides, but --max is "
@@ -3822,18 +4262,6 @@ static void lat_check(struct options *o, const struct system_info *si)
 			die("--stride %zu: --max %llu makes more than 2^32 lines",
 			    o->strides[i], o->lat_max);
 	}
-	if (o->lat_alloc == A_STATIC &&
-	    (BENCH_NO_STATIC ||
-	     o->lat_max > (unsigned long long)(STREAM_ARRAY_SIZE + OFFSET) *
-				  sizeof(elem_t)))
-		die("--alloc static: the chase buffer of %llu bytes does not fit "
-		    "the compiled static array", o->lat_max);
-	if (o->lat_alloc == A_HUGETLB) {
-		size_t hp = hugetlb_page_bytes();
-		if (!hp)
-			die("--alloc hugetlb: this kernel reports no huge page size");
-		hugetlb_check_pool(((size_t)o->lat_max + hp - 1) / hp);
-	}
 #ifndef _OPENMP
 	if (o->load_threads > 0)
 		die("--load-threads: loaded latency needs OpenMP; rebuild with "
@@ -3841,26 +4269,103 @@ static void lat_check(struct options *o, const struct system_info *si)
 #endif
 }
 
+/* The chase buffer, faulted in, with the chasing thread pinned (when
+ * bench pins) and the core clock known. */
+static void lat_prepare(const struct options *o, struct lat_run *r)
+{
+	alloc_regions(&r->plan, &r->buf);
+	r->ncpus = allowed_cpus(r->cpus, MAX_THREADS);
+	if (bench_pins(o) && r->ncpus > 0)
+		pin_to_cpu(r->cpus[0]);
+	r->cpu = current_cpu();
+	memset(r->buf.data, 0, r->buf.bytes); /* fault it in before timing */
+	page_report(r->buf.data, r->buf.bytes, &r->pages);
+	if (o->mhz > 0) {
+		r->mhz = o->mhz;
+		r->mhz_source = "from --mhz";
+	} else {
+		r->mhz = lat_measure_mhz();
+		r->mhz_source = r->mhz > 0 ? "measured: " LAT_CLOCK_METHOD
+					     "; --mhz overrides"
+				: "this build has no reliable add chain (unoptimised, "
+				  "no inline asm); pass --mhz";
+	}
+}
+
+/* The sweep: per stride, every size's point, the block's summary, and
+ * on the first stride --chains and --load-threads. */
+static void lat_sweep(const struct options *o, const struct system_info *si,
+		      struct lat_run *r)
+{
+	int maxsizes = o->spo * 64 + 2, s, i;
+	size_t *sizes = malloc((size_t)maxsizes * sizeof(*sizes));
+	r->pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r->pts));
+	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
+	if (!sizes || !r->pts || !r->sums)
+		die("out of memory for the sweep");
+	for (s = 0; s < o->nstrides; s++) {
+		struct lat_chain c;
+		size_t stride = o->strides[s];
+		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts;
+		double *xb, *yn;
+		lat_chain_init(&c, r->buf.data, (size_t)o->lat_max, stride,
+			       o->pattern, lat_page_bytes());
+		lat_report_block(stride);
+		for (i = 0; i < n; i++) {
+			struct lat_point *p = &r->pts[r->npts++];
+			size_t lines = sizes[i] / stride;
+			void *heads[1];
+			heads[0] = lat_chain_build(&c, lines);
+			if (lines <= LAT_CHECK_LINES && lat_chain_check(heads[0], lines))
+				die("internal error: the chain of %zu lines is not one "
+				    "cycle", lines);
+			p->stride = stride;
+			p->bytes = sizes[i];
+			lat_time_point(heads, 1, p);
+			r->unstable += !p->stable;
+			lat_report_point(p);
+		}
+		lat_report_block_end();
+		xb = malloc((size_t)(n ? n : 1) * sizeof(*xb));
+		yn = malloc((size_t)(n ? n : 1) * sizeof(*yn));
+		if (!xb || !yn)
+			die("out of memory for the summary");
+		for (i = 0; i < n; i++) {
+			xb[i] = (double)r->pts[first + i].bytes;
+			yn[i] = r->pts[first + i].ns;
+		}
+		lat_analyse(xb, yn, n, stride, si, o->pattern == P_RANDOM,
+			    &r->sums[s]);
+		free(xb);
+		free(yn);
+		if (s == 0 && o->chains > 1)
+			lat_mlp_run(o, &c, (size_t)o->lat_max / stride, r);
+#ifdef _OPENMP
+		if (s == 0 && o->load_threads > 0) {
+			size_t lines = (size_t)o->lat_max / stride;
+			r->load_bytes = o->lat_max > LAT_LOAD_MIN_BYTES ?
+					(size_t)o->lat_max : LAT_LOAD_MIN_BYTES;
+			lat_loaded_run(o, lat_chain_build(&c, lines), r);
+		}
+#endif
+		lat_chain_free(&c);
+	}
+	free(sizes);
+}
+
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
- * a synthetic curve) and print the summary of each stride block. */
-static int lat_curve_file(const struct options *o)
+ * a synthetic curve) and summarise each stride block. */
+static int lat_curve_file(const struct options *o, const struct system_info *si)
 {
 	FILE *f = strcmp(o->curve_in, "-") ? fopen(o->curve_in, "r") : stdin;
 	char line[512];
 	double *bytes = NULL, *ns = NULL;
+	struct lat_summary *sums = NULL;
 	int n = 0, cap = 0, lineno = 0, blocks = 0, done = 0;
 	long stride = 0;
-	struct lat_summary sum;
 
 	if (!f)
 		die("--curve-in %s: %s", o->curve_in, strerror(errno));
-	if (json_fp) {
-		json_open(NULL, '{');
-		json_str("schema", JSON_SCHEMA);
-		json_str("mode", "latency");
-		json_str("source", o->curve_in);
-		json_open("summary", '[');
-	}
 	while (!done) {
 		double mb, v;
 		char extra;
@@ -3894,12 +4399,10 @@ static int lat_curve_file(const struct options *o)
 			continue;
 		}
 		/* a blank line, a comment or the end closes a block */
-		lat_analyse(bytes, ns, n, NULL, &sum);
-		blocks++;
-		if (json_fp)
-			lat_json_summary((size_t)stride, &sum, o->mhz);
-		if (!json_output)
-			lat_print_levels((size_t)stride, &sum, o->mhz);
+		sums = realloc(sums, (size_t)(blocks + 1) * sizeof(*sums));
+		if (!sums)
+			die("out of memory reading --curve-in");
+		lat_analyse(bytes, ns, n, (size_t)stride, NULL, 1, &sums[blocks++]);
 		n = 0;
 		done = eof;
 	}
@@ -3909,173 +4412,48 @@ static int lat_curve_file(const struct options *o)
 	free(ns);
 	if (blocks == 0)
 		die("--curve-in %s: no \"size_MB ns\" lines", o->curve_in);
-	if (json_fp) {
-		json_close(']');
-		json_close('}');
-	}
+	lat_report_file(o, si, sums, blocks);
+	free(sums);
 	return 0;
 }
 
 /* Measure and report latency.  summary_only (bench all) drops the
- * curve from the text; in JSON the caller owns the enclosing object when
- * json_body_only is set. */
+ * curve from the text; nested: `bench all` owns the JSON document. */
 static int latency_mode(struct options *o, const struct system_info *si,
-			int summary_only, int json_body_only)
+			int summary_only, int nested)
 {
 	struct lat_run r;
-	size_t *sizes;
-	int maxsizes, s, i;
 	double t_start = now();
-	elem_t *static_buf = NULL;
 
 	lat_check(o, si);
 	if (o->curve_in)
-		return lat_curve_file(o);
+		return lat_curve_file(o, si);
 	memset(&r, 0, sizeof(r));
-	maxsizes = o->spo * 64 + 2;
-	sizes = malloc((size_t)maxsizes * sizeof(*sizes));
-	r.pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r.pts));
-	r.sums = calloc((size_t)o->nstrides, sizeof(*r.sums));
-	if (!sizes || !r.pts || !r.sums)
-		die("out of memory for the sweep");
-#if !BENCH_NO_STATIC
-	static_buf = static_a;
-#endif
-	if (region_alloc(&r.buf, (size_t)o->lat_max, o->lat_alloc, 0, static_buf) != 0)
-		die("--alloc %s: could not obtain %.1f MiB for the chase buffer (%s)",
-		    alloc_names[o->lat_alloc], (double)o->lat_max / 1048576.0,
-		    strerror(errno));
-	r.ncpus = allowed_cpus(r.cpus, MAX_THREADS);
-	if (bench_pins(o) && r.ncpus > 0)
-		pin_to_cpu(r.cpus[0]);
-	r.cpu = current_cpu();
-	memset(r.buf.data, 0, r.buf.bytes); /* fault it in before timing */
-	page_report(r.buf.data, r.buf.bytes, &r.pages);
-	if (o->mhz > 0) {
-		r.mhz = o->mhz;
-		r.mhz_source = "from --mhz";
-	} else {
-		r.mhz = lat_measure_mhz();
-		r.mhz_source = r.mhz > 0 ? "measured: " LAT_CLOCK_METHOD
-					   "; --mhz overrides"
-			       : "this build has no reliable add chain (unoptimised, "
-				 "no inline asm); pass --mhz";
-	}
-
-	for (s = 0; s < o->nstrides; s++) {
-		struct lat_chain c;
-		size_t stride = o->strides[s];
-		int n = lat_sizes(o, stride, sizes, maxsizes), first = r.npts;
-		double *xb, *yn;
-		lat_chain_init(&c, r.buf.data, (size_t)o->lat_max, stride,
-			       (enum lat_pattern)o->pattern, lat_page_bytes());
-		if (!json_output && !summary_only)
-			printf("\"stride=%zu\n", stride);
-		for (i = 0; i < n; i++) {
-			struct lat_point *p = &r.pts[r.npts++];
-			size_t lines = sizes[i] / stride;
-			void *heads[1];
-			heads[0] = lat_chain_build(&c, lines);
-			if (lines <= LAT_CHECK_LINES && lat_chain_check(heads[0], lines))
-				die("internal error: the chain of %zu lines is not one "
-				    "cycle", lines);
-			p->stride = stride;
-			p->bytes = sizes[i];
-			lat_time_point(heads, 1, p);
-			r.unstable += !p->stable;
-			if (!json_output && !summary_only) {
-				lat_print_point(p);
-				fflush(stdout);
-			}
-		}
-		if (!json_output && !summary_only)
-			printf("\n");
-		xb = malloc((size_t)(n ? n : 1) * sizeof(*xb));
-		yn = malloc((size_t)(n ? n : 1) * sizeof(*yn));
-		if (!xb || !yn)
-			die("out of memory for the summary");
-		for (i = 0; i < n; i++) {
-			xb[i] = (double)r.pts[first + i].bytes;
-			yn[i] = r.pts[first + i].ns;
-		}
-		lat_analyse(xb, yn, n, si, &r.sums[s]);
-		free(xb);
-		free(yn);
-		if (s == 0 && o->chains > 1)
-			lat_mlp_run(o, &c, (size_t)o->lat_max / stride, &r);
-#ifdef _OPENMP
-		if (s == 0 && o->load_threads > 0) {
-			size_t lines = (size_t)o->lat_max / stride;
-			r.load_bytes = o->lat_max > LAT_LOAD_MIN_BYTES ?
-				       (size_t)o->lat_max : LAT_LOAD_MIN_BYTES;
-			lat_loaded_run(o, lat_chain_build(&c, lines), &r);
-		}
-#endif
-		lat_chain_free(&c);
-	}
+	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si), 1);
+	lat_prepare(o, &r);
+	lat_report_begin(summary_only);
+	lat_sweep(o, si, &r);
 	r.elapsed = now() - t_start;
 	if (o->mhz <= 0 && r.mhz > 0) {
 		r.mhz_end = lat_measure_mhz();
 		if (abs_d(r.mhz_end / r.mhz - 1) > LAT_CLOCK_DRIFT)
-			lat_warn("the clock estimate moved from %.0f to %.0f MHz during the "
+			warn("the clock estimate moved from %.0f to %.0f MHz during the "
 			     "run; cycle counts are uncertain (pin the frequency or "
 			     "pass --mhz)", r.mhz, r.mhz_end);
 	}
 	if (r.pages.known && r.pages.huge_pct < 50 &&
-	    (o->lat_alloc == A_THP || o->lat_alloc == A_HUGETLB))
-		lat_warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
-		     alloc_names[o->lat_alloc], r.pages.huge_pct);
-
-	if (json_fp) {
-		if (!json_body_only) {
-			json_open(NULL, '{');
-			json_str("schema", JSON_SCHEMA);
-			json_str("mode", "latency");
-			json_build();
-			json_system(si);
-		}
-		lat_json_body(o, &r);
-		if (!json_body_only) {
-			json_warnings();
-			json_close('}');
-		}
-	}
-	if (!json_output)
-		lat_print_summary(o, si, &r);
+	    (r.plan.mode == A_THP || r.plan.mode == A_HUGETLB))
+		warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
+		     alloc_names[r.plan.mode], r.pages.huge_pct);
+	lat_report(o, si, &r, nested);
 	region_free(&r.buf);
-	free(sizes);
 	free(r.pts);
 	free(r.sums);
 	return 0;
 }
 
-/* bench all: STREAM's bandwidth report, then the latency summary. */
-static int all_mode(struct options *o, const struct system_info *si)
-{
-	int rc;
-	lat_check(o, si); /* refuse bad latency options before any output */
-	if (json_fp) {
-		json_open(NULL, '{');
-		json_str("schema", JSON_SCHEMA);
-		json_str("mode", "all");
-		json_build();
-		json_system(si);
-		rc = stream_mode(o, si, 1);
-		json_open("latency", '{');
-		latency_mode(o, si, 1, 1);
-		json_close('}');
-		json_warnings();
-		json_close('}');
-	} else {
-		rc = stream_mode(o, si, 0);
-		fflush(stdout);
-		latency_mode(o, si, 1, 0);
-	}
-	return rc;
-}
-
 /* ======================================================================
- * Info mode and the entry point.
+ * 21 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
 /* Allowed CPUs as a compact list such as "0-3,8" into buf. */
@@ -4103,21 +4481,17 @@ static int info_mode(const struct system_info *si)
 	double gran = timer_granularity();
 	if (n > 0)
 		format_cpu_list(list, sizeof(list), cpus, n);
-	if (json_fp) {
-		json_open(NULL, '{');
-		json_str("schema", JSON_SCHEMA);
-		json_str("mode", "info");
-		json_build();
-		json_system(si);
+	if (out.json) {
+		json_begin("info", si);
 		json_open("process", '{');
 		json_str("allowed_cpus", n > 0 ? list : NULL);
 		json_int("threads_default", threads_requested());
 		json_num("timer_granularity_s", gran);
 		json_str("binding_env", omp_binding_env());
 		json_close('}');
-		json_close('}');
+		json_end();
 	}
-	if (!json_output) {
+	if (out.text) {
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
@@ -4128,62 +4502,96 @@ static int info_mode(const struct system_info *si)
 	return 0;
 }
 
-/* --size auto: STREAM's rule, each array at least 4x the last-level cache
- * the OS reports (never below the compiled size), capped so the three
- * arrays take at most half of physical memory, and at the compiled size
- * for static arrays. */
-static void resolve_auto_size(struct options *o, const struct system_info *si)
+/* bench all: STREAM's bandwidth report, then the latency summary. */
+static int all_mode(struct options *o, const struct system_info *si)
 {
-	unsigned long long llc = reported_llc(si), n = STREAM_ARRAY_SIZE;
-	unsigned long long cap = si->phys_mem / (6 * sizeof(elem_t));
-	if (llc && (4 * llc + sizeof(elem_t) - 1) / sizeof(elem_t) > n)
-		n = (4 * llc + sizeof(elem_t) - 1) / sizeof(elem_t);
-	if (cap && n > cap)
-		n = cap;
-	if (o->alloc == A_STATIC && n > STREAM_ARRAY_SIZE)
-		n = STREAM_ARRAY_SIZE;
-	o->size = n;
-}
-
-/* --json-file: the document is written to PATH.tmp.PID and renamed to
- * PATH once complete, so an interrupted or refused run leaves no file
- * that looks like a result. */
-static void json_file_discard(void)
-{
-	if (json_tmp[0])
-		unlink(json_tmp);
-}
-
-static void json_file_signal(int sig)
-{
-	json_file_discard();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void json_file_open(void)
-{
-	if ((size_t)snprintf(json_tmp, sizeof(json_tmp), "%s.tmp.%ld", json_path,
-			     (long)getpid()) >= sizeof(json_tmp))
-		die("--json-file: path is too long");
-	json_fp = fopen(json_tmp, "w");
-	if (!json_fp) {
-		json_tmp[0] = '\0';
-		die("--json-file %s: %s", json_path, strerror(errno));
+	struct alloc_plan p;
+	int rc;
+	/* refuse bad latency options before any output */
+	lat_check(o, si);
+	alloc_plan(&p, o, M_LATENCY, reported_llc(si), 1);
+	if (out.json)
+		json_begin("all", si);
+	rc = stream_mode(o, si, 1);
+	fflush(stdout);
+	if (out.json)
+		json_open("latency", '{');
+	latency_mode(o, si, 1, 1);
+	if (out.json) {
+		json_close('}');
+		json_end();
 	}
-	atexit(json_file_discard);
-	signal(SIGINT, json_file_signal);
-	signal(SIGTERM, json_file_signal);
-	signal(SIGHUP, json_file_signal);
+	return rc;
 }
 
-static void json_file_commit(void)
+/* --plan: what the run would allocate, from the same alloc_plan() the
+ * run asks, as key=value lines (or JSON); nothing is allocated or timed,
+ * and the huge page pool is not checked, since the harness asks the plan
+ * in order to fill it.  For `bench all` the programs run one after the
+ * other, so the pool must hold the larger of the two. */
+static int plan_mode(struct options *o, const struct system_info *si)
 {
-	if (!json_path || json_output)
-		return;
-	if (fclose(json_fp) != 0 || rename(json_tmp, json_path) != 0)
-		die("--json-file %s: %s", json_path, strerror(errno));
-	json_tmp[0] = '\0';
+	struct alloc_plan bw, lat;
+	int has_bw = o->mode != M_LATENCY, has_lat = o->mode != M_STREAM;
+	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
+	size_t pages = 0;
+
+	memset(&bw, 0, sizeof(bw));
+	memset(&lat, 0, sizeof(lat));
+	if (has_lat)
+		lat_check(o, si);
+	if (has_bw) {
+		alloc_plan(&bw, o, M_STREAM, reported_llc(si), 0);
+		stream_check(o);
+		pages = bw.huge_pages;
+	}
+	if (has_lat) {
+		alloc_plan(&lat, o, M_LATENCY, reported_llc(si), 0);
+		if (lat.huge_pages > pages)
+			pages = lat.huge_pages;
+	}
+	if (out.json) {
+		json_begin(mode_name(o->mode), si);
+		json_open("plan", '{');
+		json_str("alloc", alloc_names[main_plan->mode]);
+		if (has_bw) {
+			json_int("array_size", (long long)bw.elems);
+			json_bool("size_auto", o->size_auto);
+			json_int("offset", (long long)o->offset);
+			json_int("stagger", (long long)bw.stagger);
+			json_int("elem_bytes", (long long)sizeof(elem_t));
+		}
+		json_int("regions", main_plan->regions);
+		json_int("total_bytes", (long long)main_plan->total);
+		json_int("llc_bytes", (long long)main_plan->llc);
+		json_int("stream_rule_elements", (long long)main_plan->rule_elems);
+		json_int("huge_page_bytes", (long long)main_plan->huge_page);
+		json_int("huge_pages", (long long)pages);
+		if (has_lat)
+			json_int("latency_max_bytes", (long long)o->lat_max);
+		json_close('}');
+		json_end();
+	}
+	if (out.text) {
+		printf("mode=%s\n", mode_name(o->mode));
+		printf("alloc=%s\n", alloc_names[main_plan->mode]);
+		if (has_bw) {
+			printf("array_size=%llu\n", bw.elems);
+			printf("size_auto=%d\n", o->size_auto);
+			printf("offset=%llu\n", o->offset);
+			printf("stagger=%zu\n", bw.stagger);
+			printf("elem_bytes=%zu\n", sizeof(elem_t));
+		}
+		printf("regions=%d\n", main_plan->regions);
+		printf("total_bytes=%llu\n", main_plan->total);
+		printf("llc_bytes=%llu\n", main_plan->llc);
+		printf("stream_rule_elements=%llu\n", main_plan->rule_elems);
+		printf("huge_page_bytes=%zu\n", main_plan->huge_page);
+		printf("huge_pages=%zu\n", pages);
+		if (has_lat)
+			printf("latency_max_bytes=%llu\n", o->lat_max);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -4193,18 +4601,12 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_options(argc, argv, &o);
-	if (json_output && json_path)
-		die("--json and --json-file: choose one (JSON on stdout, or text "
-		    "on stdout and JSON in a file)");
-	if (json_output)
-		json_fp = stdout;
-	else if (json_path)
-		json_file_open();
+	output_open(&o);
 	setup_threads(&o);
 	collect_system(&si);
-	if (o.size_auto)
-		resolve_auto_size(&o, &si);
-	switch (o.mode) {
+	if (o.plan)
+		rc = plan_mode(&o, &si);
+	else switch (o.mode) {
 	case M_STREAM:
 		rc = stream_mode(&o, &si, 0);
 		break;
@@ -4218,7 +4620,7 @@ int main(int argc, char **argv)
 		rc = all_mode(&o, &si);
 		break;
 	}
-	json_file_commit();
+	output_commit();
 	fflush(stdout);
 	return rc;
 }

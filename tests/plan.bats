@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# --plan: the allocation plan a run would follow, from the same decision
+# the run makes (alloc_plan), measured and allocated nothing.
+
+load test_helper
+
+# plan_value KEY: the value of KEY=... in $output
+plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
+
+@test "--plan prints the plan as key=value lines and measures nothing" {
+	run --separate-stderr "$BENCH" -s 100000 --plan
+	assert_success
+	refute_line --partial "Function"
+	[ "$(plan_value mode)" = stream ]
+	[ "$(plan_value array_size)" = 100000 ]
+	[ "$(plan_value regions)" = 3 ]
+	# every line is key=value, nothing else
+	! printf '%s\n' "$output" | grep -vE '^[a-z_]+=[^ ]*$'
+	# 3 arrays of 800000 bytes, shifted by 0, 4160 and 8320 bytes of stagger
+	[ "$(plan_value total_bytes)" = $((3 * 800000 + 4160 + 8320)) ]
+}
+
+@test "--plan's huge page count is the one the run refuses with" {
+	fake="$BATS_TEST_TMPDIR/proc"
+	fake_procfs "$fake" 4 4
+	# 262144 doubles are exactly one 2 MiB page; the stagger pushes arrays
+	# b and c one page further each: 1 + 2 + 2 pages
+	MEMBENCH_PROCFS="$fake" run "$BENCH" -s 262144 --alloc hugetlb --plan
+	assert_success
+	[ "$(plan_value huge_page_bytes)" = 2097152 ]
+	[ "$(plan_value huge_pages)" = 5 ]
+	MEMBENCH_PROCFS="$fake" refused_by -s 262144 --alloc hugetlb
+	[[ "$stderr" == *"needs 5 huge pages but only 4 are free"* ]]
+}
+
+@test "--plan does not refuse a pool it is asked about in order to fill it" {
+	fake="$BATS_TEST_TMPDIR/proc"
+	fake_procfs "$fake" 0 0
+	MEMBENCH_PROCFS="$fake" run "$BENCH" latency --max 64M --alloc hugetlb --plan
+	assert_success
+	[ "$(plan_value huge_pages)" = 32 ]
+	[ "$(plan_value regions)" = 1 ]
+	[ "$(plan_value latency_max_bytes)" = 67108864 ]
+}
+
+@test "bench all --plan needs the larger of its two programs' pages" {
+	fake="$BATS_TEST_TMPDIR/proc"
+	fake_procfs "$fake" 0 0
+	MEMBENCH_PROCFS="$fake" run "$BENCH" all -s 100000 --max 64M --alloc hugetlb --plan
+	assert_success
+	[ "$(plan_value huge_pages)" = 32 ]
+	[ "$(plan_value array_size)" = 100000 ]
+	MEMBENCH_PROCFS="$fake" run "$BENCH" all -s 20000000 --max 4M --alloc hugetlb --plan
+	assert_success
+	# three arrays of 160 MB: 77 pages each (the stagger stays inside)
+	[ "$(plan_value huge_pages)" = 231 ]
+}
+
+@test "--size auto: the plan's size is the one the run uses" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	d="$fake/devices/system/cpu/cpu0/cache/index3"
+	mkdir -p "$d"
+	echo 3 >"$d/level"
+	echo Unified >"$d/type"
+	echo 1M >"$d/size"
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	assert_success
+	[ "$(plan_value llc_bytes)" = 1048576 ]
+	[ "$(plan_value stream_rule_elements)" = 524288 ]
+	planned=$(plan_value array_size)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
+	assert_success
+	[ "$(jq -r .run.array_size <<<"$output")" = "$planned" ]
+	[ "$planned" = 524288 ]
+}
+
+@test "--plan refuses what the run refuses, in one line" {
+	refused_by --alloc static -s 20000000 --plan
+	[[ "$stderr" == *"exceeds the compiled static array size"* ]]
+	refused_by latency --max 100G --plan
+	[[ "$stderr" == *"physical memory"* ]]
+}
+
+@test "--plan --json is one document with the shared header" {
+	run "$BENCH" -s 100000 --plan --json
+	assert_success
+	jq -e '.schema == "membench/1" and .mode == "stream" and .build.version and
+		.plan.array_size == 100000 and .plan.regions == 3 and (.warnings | length == 0)' <<<"$output"
+}
