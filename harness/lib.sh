@@ -1326,33 +1326,6 @@ bench_plan() {
 # plan_value KEY: KEY's value in the last bench_plan; empty when absent.
 plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
 
-# llc_from_curve MIN_BYTES < "size_MB ns" lines: estimate the last-level
-# cache from a random-chase latency curve.  A cache of C bytes under a
-# uniform random chase over S > C bytes hits about C/S of the time, so the
-# curve past the knee follows l(S) = l_C + (1 - C/S) (l_mem - l_C).  Every
-# measured size at or above MIN_BYTES is tried as C and the one whose model
-# fits the points best (least squared relative error) wins.
-llc_from_curve() {
-	awk -v min="$1" '
-		NF == 2 && $1 + 0 > 0 { n++; s[n] = $1 * 1048576; l[n] = $2 + 0 }
-		END {
-			if (n < 4) exit 1
-			mem = l[n]; best = -1
-			for (c = 1; c < n - 1; c++) {
-				if (s[c] < min) continue
-				err = 0
-				for (i = 1; i <= n; i++) {
-					if (s[i] < min) continue
-					p = (s[i] <= s[c]) ? l[c] : l[c] + (1 - s[c] / s[i]) * (mem - l[c])
-					err += ((p - l[i]) / l[i]) ^ 2
-				}
-				if (best < 0 || err < best) { best = err; pick = s[c] }
-			}
-			if (best < 0) exit 1
-			printf "%.0f\n", pick
-		}'
-}
-
 # bench_has_latency: a tiny chase; --help would succeed even in a bench
 # whose latency mode is not built yet.
 bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }

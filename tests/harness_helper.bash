@@ -108,7 +108,7 @@ if [ "$mode" = latency ]; then
 			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
 	echo
 	echo 'summary: fake'
-	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[]}' >"$jfile"
+	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[],"summary":[{"stride":64,"llc_fit_bytes":'"${FAKE_LLC_FIT:-4194304}"'}]}' >"$jfile"
 	exit 0
 fi
 sleep "${FAKE_BENCH_SLEEP:-0}"
