@@ -1120,20 +1120,22 @@ struct alloc_plan {
 	size_t shift[3];       /* bytes from each region's start to its data */
 	size_t stagger;        /* bytes between dynamic arrays (0 when static) */
 	unsigned long long total;      /* bytes of all regions */
-	unsigned long long llc;        /* the reported LLC the rule read */
-	unsigned long long rule_elems; /* STREAM's rule for it; 0 unknown */
+	unsigned long long llc;        /* one reported LLC, 0 unknown */
+	int llc_instances;             /* LLCs in the machine */
+	unsigned long long rule_elems; /* STREAM's rule for all of them */
 	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
 	size_t huge_pages;     /* such pages the regions fill */
 };
 
 /* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
- * (M_LATENCY) of a run with options o on a machine whose OS reports a
- * last-level cache of llc bytes (0: unknown).  Refuses (exit 2) what
- * cannot run; check_pool also refuses a huge page pool too small for
- * --alloc hugetlb (--plan skips it: the harness asks the plan in order
- * to fill the pool). */
+ * (M_LATENCY) of a run with options o on a machine whose OS reports
+ * llc_instances last-level caches of llc bytes each (llc 0: unknown).
+ * Refuses (exit 2) what cannot run; check_pool also refuses a huge page
+ * pool too small for --alloc hugetlb (--plan skips it: the harness asks
+ * the plan in order to fill the pool). */
 static void alloc_plan(struct alloc_plan *p, const struct options *o,
-		       enum mode part, unsigned long long llc, int check_pool)
+		       enum mode part, unsigned long long llc,
+		       int llc_instances, int check_pool)
 {
 	unsigned long long phys = physical_memory(), pagesum = 0;
 	int i;
@@ -1141,7 +1143,8 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 	memset(p, 0, sizeof(*p));
 	p->part = part;
 	p->llc = llc;
-	p->rule_elems = stream_rule_elements(llc);
+	p->llc_instances = llc_instances > 0 ? llc_instances : 1;
+	p->rule_elems = stream_rule_elements(llc * (unsigned long long)p->llc_instances);
 	p->huge_page = hugetlb_page_bytes();
 	if (part == M_LATENCY) {
 		char b1[32], b2[32];
@@ -1598,6 +1601,7 @@ struct cache_info {
 	char type[16];
 	unsigned long long bytes;
 	int line;
+	int instances; /* caches like it in the machine (distinct CPU sets) */
 };
 
 struct system_info {
@@ -1697,6 +1701,32 @@ static unsigned long long parse_cache_size(const char *s)
 	}
 }
 
+/* How many caches like cpu0's cache indexN the machine has: the distinct
+ * CPU sets that share one, over every CPU that sysfs lists (1 when it
+ * does not say).  STREAM's sizing rule counts them all. */
+static int cache_instances(int index)
+{
+	enum { MAXSETS = 512 };
+	char *sets[MAXSETS];
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int n = 0, k;
+	for (cpu = 0; cpu < ncpu && cpu < 65536; cpu++) {
+		char path[512], buf[1024];
+		snprintf(path, sizeof(path),
+			 "%s/devices/system/cpu/cpu%ld/cache/index%d/shared_cpu_list",
+			 sysfs_root(), cpu, index);
+		if (read_first_line(path, buf, sizeof(buf)) != 0)
+			continue;
+		for (k = 0; k < n && strcmp(sets[k], buf) != 0; k++)
+			;
+		if (k == n && n < MAXSETS && (sets[n] = malloc(strlen(buf) + 1)))
+			strcpy(sets[n++], buf);
+	}
+	for (k = 0; k < n; k++)
+		free(sets[k]);
+	return n > 0 ? n : 1;
+}
+
 static void collect_caches(struct system_info *si)
 {
 	int i;
@@ -1722,6 +1752,7 @@ static void collect_caches(struct system_info *si)
 			 "%s/devices/system/cpu/cpu0/cache/index%d/coherency_line_size",
 			 base, i);
 		c->line = read_first_line(path, buf, sizeof(buf)) == 0 ? atoi(buf) : 0;
+		c->instances = cache_instances(i);
 		si->ncaches++;
 	}
 }
@@ -1739,6 +1770,19 @@ static unsigned long long reported_llc(const struct system_info *si)
 			best = si->caches[i].bytes;
 		}
 	return best;
+}
+
+/* How many last-level caches the machine has (1 when unknown). */
+static int reported_llc_instances(const struct system_info *si)
+{
+	int i, lvl = 0, n = 1;
+	for (i = 0; i < si->ncaches; i++)
+		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
+		    si->caches[i].level >= lvl) {
+			lvl = si->caches[i].level;
+			n = si->caches[i].instances;
+		}
+	return n;
 }
 
 /* The deepest reported level (3 for L3), 0 if none. */
@@ -2022,6 +2066,8 @@ static void print_system_text(const struct system_info *si)
 		cache_label(&si->caches[i], name, sizeof(name));
 		format_bytes(b1, sizeof(b1), si->caches[i].bytes);
 		printf("%s %s %s", i ? "," : "", name, b1);
+		if (si->caches[i].instances > 1)
+			printf(" x%d", si->caches[i].instances);
 	}
 	printf("%s\n", si->ncaches ? "" : " none");
 	format_bytes(b1, sizeof(b1), si->phys_mem);
@@ -2089,6 +2135,7 @@ static void json_system(const struct system_info *si)
 		json_str("type", si->caches[i].type);
 		json_int("bytes", (long long)si->caches[i].bytes);
 		json_int("line", si->caches[i].line);
+		json_int("instances", si->caches[i].instances);
 		json_close('}');
 	}
 	json_close(']');
@@ -2930,13 +2977,19 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	struct stream_run r;
 
 	memset(&r, 0, sizeof(r));
-	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si), 1);
+	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
 	stream_check(o);
 	stream_allocate(o, &r);
 	stream_prepare(o, &r);
 	if (r.plan.rule_elems && r.n < r.plan.rule_elems) {
-		char b1[32], b2[32];
+		char b1[48], b2[32];
 		format_bytes(b1, sizeof(b1), r.plan.llc);
+		if (r.plan.llc_instances > 1) {
+			char one[32];
+			memcpy(one, b1, sizeof(one));
+			snprintf(b1, sizeof(b1), "%d x %s", r.plan.llc_instances, one);
+		}
 		snprintf(b2, sizeof(b2), "%.1f MiB",
 			 (double)r.n * sizeof(elem_t) / 1048576.0);
 		warn("each array (%s) is smaller than %dx the reported last-level "
@@ -4429,7 +4482,8 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	if (o->curve_in)
 		return lat_curve_file(o, si);
 	memset(&r, 0, sizeof(r));
-	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si), 1);
+	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si),
+		   reported_llc_instances(si), 1);
 	lat_prepare(o, &r);
 	lat_report_begin(summary_only);
 	lat_sweep(o, si, &r);
@@ -4509,7 +4563,8 @@ static int all_mode(struct options *o, const struct system_info *si)
 	int rc;
 	/* refuse bad latency options before any output */
 	lat_check(o, si);
-	alloc_plan(&p, o, M_LATENCY, reported_llc(si), 1);
+	alloc_plan(&p, o, M_LATENCY, reported_llc(si),
+		   reported_llc_instances(si), 1);
 	if (out.json)
 		json_begin("all", si);
 	rc = stream_mode(o, si, 1);
@@ -4541,12 +4596,14 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	if (has_lat)
 		lat_check(o, si);
 	if (has_bw) {
-		alloc_plan(&bw, o, M_STREAM, reported_llc(si), 0);
+		alloc_plan(&bw, o, M_STREAM, reported_llc(si),
+			   reported_llc_instances(si), 0);
 		stream_check(o);
 		pages = bw.huge_pages;
 	}
 	if (has_lat) {
-		alloc_plan(&lat, o, M_LATENCY, reported_llc(si), 0);
+		alloc_plan(&lat, o, M_LATENCY, reported_llc(si),
+			   reported_llc_instances(si), 0);
 		if (lat.huge_pages > pages)
 			pages = lat.huge_pages;
 	}
@@ -4564,6 +4621,7 @@ static int plan_mode(struct options *o, const struct system_info *si)
 		json_int("regions", main_plan->regions);
 		json_int("total_bytes", (long long)main_plan->total);
 		json_int("llc_bytes", (long long)main_plan->llc);
+		json_int("llc_instances", main_plan->llc_instances);
 		json_int("stream_rule_elements", (long long)main_plan->rule_elems);
 		json_int("huge_page_bytes", (long long)main_plan->huge_page);
 		json_int("huge_pages", (long long)pages);
@@ -4585,6 +4643,7 @@ static int plan_mode(struct options *o, const struct system_info *si)
 		printf("regions=%d\n", main_plan->regions);
 		printf("total_bytes=%llu\n", main_plan->total);
 		printf("llc_bytes=%llu\n", main_plan->llc);
+		printf("llc_instances=%d\n", main_plan->llc_instances);
 		printf("stream_rule_elements=%llu\n", main_plan->rule_elems);
 		printf("huge_page_bytes=%zu\n", main_plan->huge_page);
 		printf("huge_pages=%zu\n", pages);

@@ -88,3 +88,31 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 	jq -e '.schema == "membench/1" and .mode == "stream" and .build.version and
 		.plan.array_size == 100000 and .plan.regions == 3 and (.warnings | length == 0)' <<<"$output"
 }
+
+@test "STREAM's rule counts every last-level cache of the machine" {
+	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
+	fake="$BATS_TEST_TMPDIR/sys"
+	for cpu in 0 1; do
+		d="$fake/devices/system/cpu/cpu$cpu/cache/index3"
+		mkdir -p "$d"
+		echo 3 >"$d/level"
+		echo Unified >"$d/type"
+		echo 1M >"$d/size"
+		echo "$cpu" >"$d/shared_cpu_list" # one L3 per CPU: two L3s
+	done
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	assert_success
+	[ "$(plan_value llc_bytes)" = 1048576 ]
+	[ "$(plan_value llc_instances)" = 2 ]
+	[ "$(plan_value stream_rule_elements)" = 1048576 ]
+	[ "$(plan_value array_size)" = 1048576 ]
+	MEMBENCH_SYSFS="$fake" run "$bin" info
+	assert_line --partial "L3 1 MiB x2"
+	# one L3 shared by both CPUs is one cache
+	echo 0-1 >"$fake/devices/system/cpu/cpu0/cache/index3/shared_cpu_list"
+	echo 0-1 >"$fake/devices/system/cpu/cpu1/cache/index3/shared_cpu_list"
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	[ "$(plan_value llc_instances)" = 1 ]
+	[ "$(plan_value array_size)" = 524288 ]
+}
