@@ -9,12 +9,18 @@
 # old value first, so restore_all (run from the EXIT/INT/TERM traps) can put
 # it back whatever happens in between.
 #
+# Every command that measures also takes the membench lock (take_lock), so
+# two of them never run at once, and names its results directory with
+# make_results_dir; every command prints --help from its own usage function
+# and --version from the one version string, bench.c's BENCH_VERSION.
+#
 # Environment (mostly for tests):
 #   MEMBENCH_SYSFS   sysfs root (default /sys)
 #   MEMBENCH_PROCFS  procfs root (default /proc)
 #   MEMBENCH_BENCH   bench binary (default <repo>/bench)
 #   MEMBENCH_RESULTS results root (default <repo>/results)
 #   MEMBENCH_UID     pretend to be this uid (tests of the non-root path)
+#   MEMBENCH_LOCK_DIR  directory that holds the lock (default: see lock_dir)
 #   MEMBENCH_KNOB_WRITER  command run as `CMD PATH VALUE` instead of writing a
 #                    knob directly; tests use it to act like a kernel that
 #                    reserves fewer huge pages than asked.
@@ -29,12 +35,15 @@ SMT_FILE=$CPU_DIR/smt/control
 
 HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$HARNESS_DIR/.." && pwd)
-PROG=$(basename "$0")
+PROG=${0##*/}
+# The one version string is bench's own; configure's is for tarball names.
+MEMBENCH_VERSION=$(sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$REPO_ROOT/bench.c" 2>/dev/null)
+MEMBENCH_VERSION=${MEMBENCH_VERSION:-unknown}
 
 # ---------------------------------------------------------------- options
 OPT_GOVERNOR='' OPT_FREQ='' OPT_TURBO='' OPT_BIND='' OPT_NUMA='' OPT_THP=''
 OPT_HUGEPAGES='' OPT_SMT='' OPT_PREFETCH='' OPT_LABEL='' OPT_RUNTIME=''
-DRY_RUN=0 REQUIRED=0
+DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0
 PEAK_MTS='' PEAK_CHANNELS='' PEAK_SOCKETS='' PEAK_BUS_BITS=64
 RESULTS_ROOT=${MEMBENCH_RESULTS:-$REPO_ROOT/results}
 BENCH=${MEMBENCH_BENCH:-$REPO_ROOT/bench}
@@ -71,6 +80,32 @@ is_posint() { is_uint "$1" && [ "$1" -gt 0 ]; }
 is_root() { [ "${MEMBENCH_UID:-$(id -u)}" = 0 ]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+print_version() { printf '%s (membench) %s\n' "$PROG" "$MEMBENCH_VERSION"; }
+
+# The options every membench command takes, in its own usage text too.
+std_usage() {
+	cat <<'EOF'
+  --results DIR       results root (default <repo>/results)
+  --wait-lock         wait for another membench command to finish instead
+                      of refusing to start while it holds the lock
+  -h, --help          this text
+  --version           print the membench version
+EOF
+}
+
+# parse_std_opt ARGS...: consume one option every command takes, set
+# CONSUMED; return 1 when ARGS starts with something else.
+parse_std_opt() {
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--version) print_version; exit 0 ;;
+	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
+	--results) [ $# -ge 2 ] || die "option $1 needs a value"
+		RESULTS_ROOT=$2; CONSUMED=2 ;;
+	*) return 1 ;;
+	esac
+}
+
 common_usage() {
 	cat <<'EOF'
 Machine settings (each one is saved, applied, verified, recorded and restored):
@@ -91,7 +126,6 @@ Machine settings (each one is saved, applied, verified, recorded and restored):
                       of skipping it with a note
 Run:
   --label NAME        results go to results/<host>/<UTC stamp>-NAME/
-  --results DIR       results root (default <repo>/results)
   --bench PATH        bench binary (default <repo>/bench)
   --omp-runtime libgomp|libomp|libiomp5|none   skip runtime detection
   --dry-run           print every change and command; change and run nothing
@@ -100,8 +134,8 @@ Theoretical peak (each result is also shown as a percentage of it):
                       peak MB/s = MT/s * bus_bits/8 * channels * sockets;
                       without them, `dmidecode -t memory` is read when root
   --                  everything after it goes to bench unchanged
-  -h, --help          this text
 EOF
+	std_usage
 }
 
 # parse_common_opt ARGS...: consume one common option, set CONSUMED.
@@ -109,10 +143,11 @@ EOF
 CONSUMED=0
 parse_common_opt() {
 	local opt=$1
+	! parse_std_opt "$@" || return 0
 	CONSUMED=2
 	case "$opt" in
 	--governor|--freq|--turbo|--bind|--numa|--thp|--hugepages|--smt|--prefetch|\
-	--label|--results|--bench|--omp-runtime|--peak-mts|--channels|--sockets|--bus-bits)
+	--label|--bench|--omp-runtime|--peak-mts|--channels|--sockets|--bus-bits)
 		[ $# -ge 2 ] || die "option $opt needs a value"
 		;;
 	esac
@@ -133,7 +168,6 @@ parse_common_opt() {
 	--label) printf '%s' "$2" | grep -Eq '^[A-Za-z0-9._-]+$' \
 		|| die "--label may hold only letters, digits, '.', '_' and '-', not '$2'"
 		OPT_LABEL=$2 ;;
-	--results) RESULTS_ROOT=$2 ;;
 	--bench) BENCH=$2 ;;
 	--omp-runtime) case "$2" in libgomp|libomp|libiomp5|none) OPT_RUNTIME=$2 ;;
 		*) die "--omp-runtime wants libgomp, libomp, libiomp5 or none, not '$2'" ;; esac ;;
@@ -146,7 +180,6 @@ parse_common_opt() {
 		PEAK_BUS_BITS=$2 ;;
 	--dry-run) DRY_RUN=1; CONSUMED=1 ;;
 	--required) REQUIRED=1; CONSUMED=1 ;;
-	-h|--help) usage; exit 0 ;;
 	--) CONSUMED=1; return 1 ;;
 	*) die "unknown option '$opt' (see --help)" ;;
 	esac
@@ -232,6 +265,13 @@ restore_all() {
 				note "restored $target min/max to $value kHz"
 			else
 				printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+			fi
+			;;
+		mount)
+			if umount "$target" 2>/dev/null && rmdir "$target"; then
+				note "unmounted the hugetlbfs at $target"
+			else
+				printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
 			fi
 			;;
 		ppc64_smt | ppc64_dscr)
@@ -638,19 +678,33 @@ apply_thp() {
 }
 
 # apply_hugepages N: reserve, then check the kernel really did; it silently
-# reserves fewer when memory is fragmented.
-HUGEPAGES_GOT=''
+# reserves fewer when memory is fragmented.  HUGEPAGES_PROBLEM says why the
+# pool could not be written at all (empty when it could).
+HUGEPAGES_GOT='' HUGEPAGES_PROBLEM=''
 apply_hugepages() {
 	local want=$1 cur got
-	[ -e "$NR_HUGEPAGES_FILE" ] || { not_applied hugepages "not available on this machine (no $NR_HUGEPAGES_FILE)"; return 0; }
+	HUGEPAGES_PROBLEM=''
+	if [ ! -e "$NR_HUGEPAGES_FILE" ]; then
+		HUGEPAGES_PROBLEM="not available on this machine (no $NR_HUGEPAGES_FILE)"
+		not_applied hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	cur=$(knob_current "$NR_HUGEPAGES_FILE")
-	is_root || { not_applied hugepages "needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"; return 0; }
+	if ! is_root; then
+		HUGEPAGES_PROBLEM="needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"
+		not_applied hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	if [ "$DRY_RUN" = 1 ]; then
 		plan "hugepages: would write '$want' to $NR_HUGEPAGES_FILE (now '$cur') and check the count"
 		return 0
 	fi
 	save_for_restore file "$NR_HUGEPAGES_FILE" "$cur"
-	knob_write "$NR_HUGEPAGES_FILE" "$want" 2>/dev/null || true
+	if ! knob_write "$NR_HUGEPAGES_FILE" "$want" 2>/dev/null; then
+		HUGEPAGES_PROBLEM="$NR_HUGEPAGES_FILE is not writable (run as root)"
+		not_verified hugepages "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
 	got=$(knob_current "$NR_HUGEPAGES_FILE")
 	HUGEPAGES_GOT=$got
 	if [ "$got" != "$want" ]; then
@@ -658,6 +712,23 @@ apply_hugepages() {
 		return 0
 	fi
 	record_setting "hugepages: $want reserved (was $cur), verified"
+}
+
+# apply_hugetlbfs_mount: mount a hugetlbfs on a fresh directory of our own
+# (HUGETLBFS_MOUNT), unmounted and removed by restore_all.  Returns 1 with
+# HUGETLBFS_PROBLEM set when the mount fails.
+HUGETLBFS_MOUNT='' HUGETLBFS_PROBLEM=''
+apply_hugetlbfs_mount() {
+	local mnt err
+	mnt=$(mktemp -d "${TMPDIR:-/tmp}/membench-hugetlbfs.XXXXXX")
+	if ! err=$(mount -t hugetlbfs none "$mnt" 2>&1); then
+		rmdir "$mnt"
+		HUGETLBFS_PROBLEM=$(printf '%s\n' "$err" | head -n 1)
+		return 1
+	fi
+	save_for_restore mount "$mnt" ''
+	HUGETLBFS_MOUNT=$mnt
+	record_setting "hugetlbfs: mounted at $mnt"
 }
 
 apply_numa() {
@@ -714,7 +785,8 @@ setup_peak() {
 
 # ------------------------------------------------------- state capture
 capture_state() {
-	local f
+	local - f
+	set +f # run-matrix reads its matrix with globbing off; this needs it
 	printf 'thp enabled: %s\n' "$(cat "$THP_FILE" 2>/dev/null || echo 'n/a')"
 	printf 'thp defrag: %s\n' "$(cat "$THP_DEFRAG_FILE" 2>/dev/null || echo 'n/a')"
 	printf 'nr_hugepages: %s\n' "$(cat "$NR_HUGEPAGES_FILE" 2>/dev/null || echo 'n/a')"
@@ -769,6 +841,17 @@ omp_env_for_bench() {
 	[ ${#BIND_ENV[@]} -eq 0 ] || printf '%s\n' "${BIND_ENV[@]}"
 }
 
+# provenance_bench: the bench binary's part of provenance.txt.  A command
+# that builds a bench per cell (run-matrix) defines its own after sourcing.
+provenance_bench() {
+	printf '\n## bench binary\n%s\n' "$BENCH"
+	sha256sum "$BENCH" 2>&1 || true
+	"$BENCH" --version 2>&1 | head -n 5 || true
+	printf '\n## build (bench info --json: .build; compiler line is .cflags)\n'
+	printf '%s\n' "$BUILD_JSON" | jq . 2>/dev/null || printf '%s\n' "$BUILD_JSON"
+	printf '\n## OpenMP runtime\n%s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
+}
+
 write_provenance() {
 	{
 		printf '# membench harness provenance\n'
@@ -776,16 +859,12 @@ write_provenance() {
 		printf '%q ' "$0" "${ORIG_ARGS[@]}"
 		printf '\n(run in %s)\n' "$PWD"
 		printf '\n## date (UTC)\n%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		printf '\n## membench release (BENCH_VERSION in bench.c)\n%s\n' "$MEMBENCH_VERSION"
 		printf '\n## membench version (git describe --always --dirty)\n'
 		git -C "$REPO_ROOT" describe --always --dirty 2>&1 || true
 		printf '\n## sha256 of bench.c\n'
 		if [ -r "$REPO_ROOT/bench.c" ]; then sha256sum "$REPO_ROOT/bench.c"; else echo "bench.c not found in $REPO_ROOT"; fi
-		printf '\n## bench binary\n%s\n' "$BENCH"
-		sha256sum "$BENCH" 2>&1 || true
-		"$BENCH" --version 2>&1 | head -n 5 || true
-		printf '\n## build (bench info --json: .build; compiler line is .cflags)\n'
-		printf '%s\n' "$BUILD_JSON" | jq . 2>/dev/null || printf '%s\n' "$BUILD_JSON"
-		printf '\n## OpenMP runtime\n%s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
+		provenance_bench
 		printf '\n## OMP_*, GOMP_*, KMP_* for bench (sweeps that change them: see step-*.json .env)\n'
 		omp_env_for_bench
 		printf '\n## settings\n'
@@ -818,9 +897,15 @@ atomic_write() {
 	mv "$tmp" "$dest"
 }
 
+# host_name: the short host name results are filed under.
+host_name() { hostname -s 2>/dev/null || uname -n | cut -d. -f1; }
+
+# make_results_dir: a new RESULTS_DIR, never an old one reused:
+# RESULTS_ROOT/<host>/<UTC stamp>-<label>, then .2, .3... when taken.  The
+# label is --label, else the command's name.
 make_results_dir() {
 	local host stamp base dir n=1
-	host=$(hostname -s 2>/dev/null || uname -n)
+	host=$(host_name)
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	base=$RESULTS_ROOT/$host/$stamp-${OPT_LABEL:-$PROG}
 	mkdir -p "$RESULTS_ROOT/$host" || die "cannot create $RESULTS_ROOT/$host"
@@ -831,7 +916,63 @@ make_results_dir() {
 		[ "$n" -lt 100 ] || die "cannot create a fresh results directory under $RESULTS_ROOT/$host"
 		dir=$base.$n
 	done
-	RESULTS_DIR=$dir
+	RESULTS_DIR=$(cd "$dir" && pwd)
+}
+
+# ------------------------------------------------------- lock
+# One lock for every command that measures, so `make run` and `make matrix`
+# never share the machine.  It lives in a directory only we may write: a
+# lock file at a predictable name in a world-writable directory could be
+# planted, as a symlink, by anyone.
+
+# private_dir DIR: a real directory (no symlink), ours, that nobody else
+# may write.
+private_dir() {
+	local owner mode
+	[ -d "$1" ] && [ ! -L "$1" ] || return 1
+	owner=$(stat -c %u "$1") mode=$(stat -c %a "$1") || return 1
+	[ "$owner" = "$(id -u)" ] && [ $((8#$mode & 8#022)) -eq 0 ]
+}
+
+# lock_dir: where the lock lives.  MEMBENCH_LOCK_DIR when set; for root
+# /run/membench; for others $XDG_RUNTIME_DIR/membench when that directory
+# is theirs alone, else .lock under the results root.
+lock_dir() {
+	if [ -n "${MEMBENCH_LOCK_DIR:-}" ]; then
+		printf '%s' "$MEMBENCH_LOCK_DIR"
+	elif is_root; then
+		printf '/run/membench'
+	elif [ -n "${XDG_RUNTIME_DIR:-}" ] && private_dir "$XDG_RUNTIME_DIR"; then
+		printf '%s/membench' "$XDG_RUNTIME_DIR"
+	else
+		printf '%s/.lock' "$RESULTS_ROOT"
+	fi
+}
+
+# take_lock: hold the lock (flock on LOCK_FD) until this process and the
+# benches it starts have exited.  A held lock is refused at once, naming
+# its holder, unless --wait-lock.
+LOCK_FD=''
+take_lock() {
+	local dir file holder
+	[ -z "$LOCK_FD" ] || return 0
+	have flock || die "flock (util-linux) is needed for the membench lock and is not installed"
+	dir=$(lock_dir)
+	if [ ! -e "$dir" ] && [ ! -L "$dir" ]; then
+		[ -d "$(dirname "$dir")" ] || mkdir -p "$(dirname "$dir")" 2>/dev/null || true
+		mkdir -m 700 "$dir" 2>/dev/null || [ -d "$dir" ] || die "cannot create the lock directory $dir"
+	fi
+	private_dir "$dir" || die "refusing the lock directory $dir: it must be a real directory (not a symlink), owned by uid $(id -u), that no one else may write"
+	file=$dir/lock
+	[ ! -L "$file" ] || die "refusing the lock file $file: it is a symlink"
+	exec {LOCK_FD}<>"$file" || die "cannot open the lock file $file"
+	if ! flock -n "$LOCK_FD"; then
+		holder=$(head -n 1 "$file" 2>/dev/null || true)
+		[ "$WAIT_LOCK" = 1 ] || die "another membench command is measuring (${holder:-holder unknown}; lock $file); try again when it is done, or pass --wait-lock"
+		note "waiting for the lock: ${holder:-another membench command} holds it"
+		flock "$LOCK_FD"
+	fi
+	printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" >"$file"
 }
 
 # ------------------------------------------------------- progress
@@ -855,43 +996,69 @@ on_signal() {
 	exit 143
 }
 
+# interrupted_note: what INTERRUPTED says; a command whose results are not
+# step files (run-matrix) defines its own.
+interrupted_note() {
+	printf 'Interrupted after %d completed step(s); there is no summary.md.\n' \
+		"$(find "$RESULTS_DIR" -maxdepth 1 -name 'step-*.json' | wc -l)"
+}
+
 on_exit() {
 	local rc=$?
 	trap - EXIT INT TERM
+	set +f
 	restore_all
 	[ -z "$RESULTS_DIR" ] || rm -f "$RESULTS_DIR"/.*.tmp.* 2>/dev/null || true
 	if [ "$INTERRUPTED" = 1 ] && [ -n "$RESULTS_DIR" ] && [ -d "$RESULTS_DIR" ]; then
-		printf 'Interrupted after %d completed step(s); there is no summary.md.\n' \
-			"$(find "$RESULTS_DIR" -maxdepth 1 -name 'step-*.json' | wc -l)" >"$RESULTS_DIR/INTERRUPTED"
+		interrupted_note >"$RESULTS_DIR/INTERRUPTED"
 	fi
 	[ -z "${SCRATCH:-}" ] || rm -rf "$SCRATCH"
 	exit "$rc"
 }
 
-# bench_info: the build object from `bench info --json`, when bench has it.
+# load_build_info: the build and system objects from `bench info --json`,
+# when bench has them.
+SYSTEM_JSON=null
 load_build_info() {
 	local out
 	if out=$("$BENCH" info --json 2>/dev/null) && printf '%s' "$out" | jq -e .build >/dev/null 2>&1; then
 		BUILD_JSON=$(printf '%s' "$out" | jq -c .build)
+		SYSTEM_JSON=$(printf '%s' "$out" | jq -c '.system // null')
 	else
-		BUILD_JSON=null
+		BUILD_JSON=null SYSTEM_JSON=null
 	fi
 }
 
-# session_begin: everything up to the first step.  The apply order matters:
-# SMT first (it changes which CPUs are online), binding last (it reads the
-# topology that results).
-session_begin() {
-	[ -x "$BENCH" ] || die "no bench binary at $BENCH (build it: ./setup && make, or pass --bench)"
+# session_open: scratch space, the traps that restore the machine on every
+# exit path, the lock (not for a dry run, which measures nothing) and the
+# state before anything changes.  session_begin calls it; a command with
+# work to do before its bench exists (bench-compare builds one) calls it
+# first.
+SESSION_OPEN=0
+session_open() {
+	[ "$SESSION_OPEN" = 0 ] || return 0
 	have jq || die "jq is needed to read bench's JSON and is not installed"
+	SESSION_OPEN=1
 	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/membench-harness.XXXXXX")
 	trap on_exit EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
+	[ "$DRY_RUN" = 1 ] || take_lock
 	STATE_BEFORE=$(capture_state)
-	# In a dry run nothing is executed, bench included; ldd only reads it.
-	[ "$DRY_RUN" = 1 ] || load_build_info
-	detect_runtime
+}
+
+# session_begin: everything up to the first step.  The apply order matters:
+# SMT first (it changes which CPUs are online), binding last (it reads the
+# topology that results).  With BENCH empty (run-matrix: a bench per cell)
+# there is no build to read.
+session_begin() {
+	[ -z "$BENCH" ] || [ -x "$BENCH" ] || die "no bench binary at $BENCH (build it: ./setup && make, or pass --bench)"
+	session_open
+	if [ -n "$BENCH" ]; then
+		# In a dry run nothing is executed, bench included; ldd only reads it.
+		[ "$DRY_RUN" = 1 ] || load_build_info
+		detect_runtime
+	fi
 	[ -z "$OPT_SMT" ] || apply_smt "$OPT_SMT"
 	[ -z "$OPT_PREFETCH" ] || apply_prefetch "$OPT_PREFETCH"
 	[ -z "$OPT_GOVERNOR" ] || apply_governor "$OPT_GOVERNOR"
@@ -1050,15 +1217,18 @@ summary_stream_table() {
 			  print line }'
 }
 
+# What else the results directory holds, for the summary's header.
+RESULT_FILES='per step: step-NNN.raw (bench output), step-NNN.json'
+
 # shellcheck disable=SC2016 # the backquotes are Markdown
 summary_header() {
-	printf '# %s on %s\n\n' "$PROG" "$(hostname -s 2>/dev/null || uname -n)"
+	printf '# %s on %s\n\n' "$PROG" "$(host_name)"
 	printf -- '- command: `%s`\n' "$(printf '%q ' "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
 	printf -- '- bench: `%s`, built with `%s`\n' "$BENCH" \
 		"$(printf '%s' "$BUILD_JSON" | jq -r '(.cflags // .compiler // "unknown")' 2>/dev/null || echo unknown)"
 	printf -- '- OpenMP runtime: %s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
 	printf -- '- theoretical peak: %s\n' "$PEAK_NOTE"
-	printf -- '- provenance: provenance.txt; per step: step-NNN.raw (bench output), step-NNN.json\n'
+	printf -- '- provenance: provenance.txt; %s\n' "$RESULT_FILES"
 	printf '\n## Settings\n\n'
 	if [ ${#SETTINGS[@]} -eq 0 ]; then printf 'None changed.\n'; else printf -- '- %s\n' "${SETTINGS[@]}"; fi
 }
@@ -1140,50 +1310,21 @@ to_bytes() {
 	esac
 }
 
-# cache_size LEVEL_WANTED: bytes of the largest-level (or given level) data
-# or unified cache of cpu0 as sysfs reports it; empty when unknown.
-reported_cache() {
-	local want=${1:-} d level type size best_level=0 best=''
-	for d in "$CPU_DIR"/cpu0/cache/index*; do
-		{ [ -r "$d/level" ] && [ -r "$d/size" ]; } || continue
-		level=$(knob_current "$d/level") type=$(knob_current "$d/type" 2>/dev/null || echo Unified)
-		[ "$type" != Instruction ] || continue
-		size=$(to_bytes "$(knob_current "$d/size")") || continue
-		if [ -n "$want" ]; then
-			[ "$level" = "$want" ] && best=$size
-		elif [ "$level" -gt "$best_level" ]; then
-			best_level=$level best=$size
-		fi
-	done
-	printf '%s' "$best"
+# bench_plan ARGS...: what bench would allocate for a run with ARGS,
+# asked of bench itself (`bench ARGS --plan`: it resolves the options as
+# the run would, prints key=value lines and measures nothing).  Bench owns
+# the sizes, the huge page counts and the LLC it reports; the harness only
+# reads them.  Dies with bench's own refusal.
+BENCH_PLAN=''
+bench_plan() {
+	local out
+	out=$("$BENCH" "$@" --plan 2>&1) ||
+		die "bench refused --plan for '$*': $(printf '%s\n' "$out" | head -n 1)"
+	BENCH_PLAN=$out
 }
 
-# llc_from_curve MIN_BYTES < "size_MB ns" lines: estimate the last-level
-# cache from a random-chase latency curve.  A cache of C bytes under a
-# uniform random chase over S > C bytes hits about C/S of the time, so the
-# curve past the knee follows l(S) = l_C + (1 - C/S) (l_mem - l_C).  Every
-# measured size at or above MIN_BYTES is tried as C and the one whose model
-# fits the points best (least squared relative error) wins.
-llc_from_curve() {
-	awk -v min="$1" '
-		NF == 2 && $1 + 0 > 0 { n++; s[n] = $1 * 1048576; l[n] = $2 + 0 }
-		END {
-			if (n < 4) exit 1
-			mem = l[n]; best = -1
-			for (c = 1; c < n - 1; c++) {
-				if (s[c] < min) continue
-				err = 0
-				for (i = 1; i <= n; i++) {
-					if (s[i] < min) continue
-					p = (s[i] <= s[c]) ? l[c] : l[c] + (1 - s[c] / s[i]) * (mem - l[c])
-					err += ((p - l[i]) / l[i]) ^ 2
-				}
-				if (best < 0 || err < best) { best = err; pick = s[c] }
-			}
-			if (best < 0) exit 1
-			printf "%.0f\n", pick
-		}'
-}
+# plan_value KEY: KEY's value in the last bench_plan; empty when absent.
+plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
 
 # bench_has_latency: a tiny chase; --help would succeed even in a bench
 # whose latency mode is not built yet.

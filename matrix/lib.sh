@@ -1,6 +1,7 @@
-# shellcheck shell=sh
-# matrix/lib.sh: helpers shared by find-compilers and run-matrix.
-# Sourced, never run.  POSIX sh.
+# shellcheck shell=bash
+# matrix/lib.sh: reading the matrix's definition files (matrix/compilers/*,
+# matrix/memory/*, config.matrix), shared by find-compilers and run-matrix.
+# Sourced, never run, after harness/lib.sh (which has die and the rest).
 
 # The value of "KEY = value" in a definition file; empty when absent.
 # Comments (#...) and surrounding blanks are dropped.
@@ -34,9 +35,4 @@ shquote() {
 		printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
 	*) printf '%s' "$1" ;;
 	esac
-}
-
-die() {
-	printf '%s: %s\n' "${prog:-matrix}" "$1" >&2
-	exit 2
 }

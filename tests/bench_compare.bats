@@ -5,6 +5,9 @@
 
 load test_helper
 
+# Results go to the test's own directory, never the work tree's results/.
+setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
+
 @test "bench-compare prints per-kernel medians, spreads and ratios" {
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
 		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2 -fopenmp" --size 100000 \

@@ -58,9 +58,11 @@ echo "$*" >>"${FAKE_BENCH_LOG:-/dev/null}"
 mode=stream
 case "${1:-}" in stream|latency|all|info) mode=$1; shift ;; esac
 case "${1:-}" in --version) echo 'bench fake 0'; exit 0 ;; esac
-threads=2 size=1000 json=0 max_mb=64 jfile=''
+threads=2 size=1000 json=0 max_mb=64 jfile='' plan=0 alloc=mmap
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--plan) plan=1 ;;
+	--alloc) alloc=$2; shift ;;
 	-t|--threads) threads=$2; shift ;;
 	-s|--size) size=$2; shift ;;
 	--max) case "$2" in *K) max_mb=$(awk -v v="${2%K}" 'BEGIN { print v / 1024 }') ;;
@@ -74,8 +76,26 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# --plan: bench's key=value allocation plan, with 2 MiB huge pages and the
+# fake machine's 4 MiB LLC ($FAKE_LLC_BYTES overrides it).
+if [ "$plan" = 1 ]; then
+	[ -z "${FAKE_NO_PLAN:-}" ] || { echo "bench: unknown option '--plan' (see bench --help)" >&2; exit 2; }
+	llc=${FAKE_LLC_BYTES:-4194304} hp=2097152
+	printf 'mode=%s\nalloc=%s\nsize_auto=0\noffset=0\nstagger=0\nelem_bytes=8\n' "$mode" "$alloc"
+	printf 'llc_bytes=%s\nstream_rule_elements=%s\nhuge_page_bytes=%s\n' "$llc" $((4 * llc / 8)) "$hp"
+	if [ "$mode" = latency ]; then
+		max=$(awk -v m="$max_mb" 'BEGIN { printf "%.0f", m * 1048576 }')
+		printf 'regions=1\ntotal_bytes=%s\nlatency_max_bytes=%s\nhuge_pages=%s\n' "$max" "$max" $(((max + hp - 1) / hp))
+	else
+		printf 'array_size=%s\nregions=3\ntotal_bytes=%s\nhuge_pages=%s\n' "$size" $((3 * size * 8)) $((3 * ((size * 8 + hp - 1) / hp)))
+	fi
+	exit 0
+fi
 build='{"compiler":"fakecc 1","cflags":"fakecc -O3 -fopenmp","openmp":201511,"openmp_runtime":"'"${FAKE_RUNTIME:-libgomp}"'","stream_type":"double"}'
-if [ "$mode" = info ]; then echo '{"schema":"membench/1","mode":"info","build":'"$build"',"system":{}}'; exit 0; fi
+if [ "$mode" = info ]; then
+	echo '{"schema":"membench/1","mode":"info","build":'"$build"',"system":{"caches":[{"name":"L2","level":2,"type":"Unified","bytes":1048576},{"name":"L3","level":3,"type":"Unified","bytes":4194304}]}}'
+	exit 0
+fi
 if [ "$mode" = latency ]; then
 	[ -z "${FAKE_NO_LATENCY:-}" ] || { echo 'bench: unknown mode latency' >&2; exit 2; }
 	sleep "${FAKE_BENCH_SLEEP:-0}"
@@ -88,7 +108,7 @@ if [ "$mode" = latency ]; then
 			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
 	echo
 	echo 'summary: fake'
-	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[]}' >"$jfile"
+	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[],"summary":[{"stride":64,"llc_fit_bytes":'"${FAKE_LLC_FIT:-4194304}"'}]}' >"$jfile"
 	exit 0
 fi
 sleep "${FAKE_BENCH_SLEEP:-0}"

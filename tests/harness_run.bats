@@ -285,13 +285,16 @@ printf "Memory Device\n\tSize: No Module Installed\n"'
 }
 
 @test "results are never overwritten: two runs, two directories" {
-	"$RUN" --label same -- -s 1000 >/dev/null 2>&1
-	"$RUN" --label same -- -s 1000 >/dev/null 2>&1
+	# Both runs in the same second: the second gets a .2 suffix.
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" date 'echo 20260101T000000Z'
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH "$RUN" --label same -- -s 1000 >/dev/null 2>&1
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH "$RUN" --label same -- -s 1000 >/dev/null 2>&1
 	run find "$MEMBENCH_RESULTS" -name summary.md
 	[ "${#lines[@]}" -eq 2 ]
-	d=$(result_dir)
-	for f in provenance.txt step-001.raw step-001.json summary.md; do [ -s "$d/$f" ]; done
-	case "$d" in "$MEMBENCH_RESULTS"/*/[0-9]*T[0-9]*Z-same*) ;; *) false ;; esac
+	for d in "$MEMBENCH_RESULTS/$(hostname -s)/20260101T000000Z-same" \
+		"$MEMBENCH_RESULTS/$(hostname -s)/20260101T000000Z-same.2"; do
+		for f in provenance.txt step-001.raw step-001.json summary.md; do [ -s "$d/$f" ]; done
+	done
 }
 
 @test "provenance holds what the issue asks for" {

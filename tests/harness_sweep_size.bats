@@ -9,7 +9,7 @@ setup() { harness_setup; }
 
 SWEEP=$HARNESS_REPO/harness/sweep-size
 
-@test "sizes are multiples of the LLC sysfs reports, one step each" {
+@test "sizes are multiples of the LLC bench --plan reports, one step each" {
 	run "$SWEEP" --multiples 0.5,1,2 -- -n 3
 	assert_success
 	# The fake LLC is 4 MiB: 0.5x is 2 MiB of doubles, 262144 elements.
@@ -19,6 +19,24 @@ SWEEP=$HARNESS_REPO/harness/sweep-size
 	assert_output --partial '| 2 | 1048576 | 8.00 |'
 	run grep -c -- '-t 1 -s ' "$FAKE_BENCH_LOG"
 	assert_output 3
+}
+
+@test "the reported LLC is bench's (--plan llc_bytes), not the harness's own reading" {
+	# sysfs still says 4 MiB; bench says 8 MiB, and bench is the one source.
+	export FAKE_LLC_BYTES=8388608
+	run "$SWEEP" --multiples 0.5
+	assert_success
+	assert_output --partial 'LLC 8388608 bytes (reported by'
+	assert_output --partial '| 0.5 | 524288 | 4.00 |'
+	grep -q -- '--plan' "$FAKE_BENCH_LOG"
+}
+
+@test "no LLC known to bench: refused with a way out, before any results" {
+	export FAKE_LLC_BYTES=0
+	run "$SWEEP"
+	assert_failure 2
+	assert_output 'sweep-size: bench knows no LLC size on this machine (llc_bytes=0 in bench stream --plan); pass --llc SIZE'
+	[ ! -e "$MEMBENCH_RESULTS" ]
 }
 
 @test "progress on stderr: step i of n, elapsed, remaining" {
@@ -41,22 +59,32 @@ SWEEP=$HARNESS_REPO/harness/sweep-size
 	assert_output --partial 'this bench has no latency mode (rebuild it from the current bench.c)'
 }
 
-@test "measured LLC is read off the latency curve and recorded" {
+@test "measured LLC is bench's own fit of the latency curve, and both are recorded" {
+	# The fake's fit differs from the LLC it reports, so the note shows
+	# which one the sweep took.
+	export FAKE_LLC_FIT=6291456
 	run "$SWEEP" --llc-from measured --multiples 1
 	assert_success
-	# The fake curve is a 4 MiB cache in front of memory.
-	assert_output --partial 'LLC 4194304 bytes (measured'
+	assert_output --partial 'LLC 6291456 bytes (measured'
+	assert_output --partial 'the OS reports 4194304 bytes)'
+	assert_output --partial '| 1 | 786432 | 6.00 |'
 	[ -s "$(result_dir)/llc-curve.raw" ]
+	run jq -r '.summary[0].llc_fit_bytes' "$(result_dir)/llc-curve.json"
+	assert_output 6291456
 }
 
-@test "the LLC estimator finds the knee of noisy synthetic curves" {
-	. "$HARNESS_REPO/harness/lib.sh"
+@test "bench's LLC fit finds the knee of noisy synthetic curves, as the sweep reads it" {
+	b=$(real_bench)
 	for c in 8 32; do
-		run bash -c ". '$HARNESS_REPO/harness/lib.sh'
-			awk -v c=$c 'BEGIN { srand(c); for (e = -2; e <= 10; e += 0.25) { m = 2 ^ e
+		# A 1 MiB cache, then c MiB, then memory; the sweep's chase starts
+		# past the smaller cache (twice the L2), so the curve does too.
+		{
+			echo '"stride=64'
+			awk -v c="$c" 'BEGIN { srand(c); for (e = -2; e <= 10; e += 0.25) { m = 2 ^ e
 				l = (m <= 1) ? 4 : (m <= c ? 15 : 15 + (1 - c / m) * 85)
-				printf \"%.5f %.3f\\n\", m, l * (1 + (rand() - 0.5) * 0.04) } }' | llc_from_curve 2097152"
-		assert_success
+				if (m >= 2) printf "%.5f %.3f\n", m, l * (1 + (rand() - 0.5) * 0.04) } }'
+		} >"$BATS_TEST_TMPDIR/curve"
+		run jq -r '.summary[0].llc_fit_bytes' < <("$b" latency --curve-in "$BATS_TEST_TMPDIR/curve" --json)
 		assert_output "$((c * 1048576))"
 	done
 }

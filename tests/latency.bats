@@ -270,6 +270,7 @@ level() {
 }
 
 @test "harness/time-latency-sweep times runs and prints medians" {
+	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
 	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 1 -b "$BENCH" -- \
 		--min 4K --max 64K --steps-per-octave 2
 	assert_success

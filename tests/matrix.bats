@@ -147,19 +147,25 @@ load matrix_helper
 	assert_regex "$(table_row "$dir" 2)" '\| ok \| .* \| 1\.00 \| [0-9]+\.[0-9]{2} \|$'
 }
 
-@test "every run gets a new results directory" {
+@test "every run gets a new results directory, named as the harness names them" {
 	need_compiler gcc
+	# Both runs in the same second: the second gets the harness's .2 suffix.
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" date 'echo 20260101T000000Z'
 	m=$(write_matrix one 'gcc | -O2 | | plain | 1')
-	tiny_matrix "$m"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH tiny_matrix "$m"
 	assert_success
 	first=$(results_dir)
 	sum=$(cat "$first/table.md" "$first/cells/001/result.json" | cksum)
-	tiny_matrix "$m"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH tiny_matrix "$m"
 	assert_success
 	second=$(results_dir)
-	[ "$first" != "$second" ] || fail "both runs wrote $first"
-	assert_regex "$second" "/results/$(uname -n | cut -d. -f1)/[0-9]{8}T[0-9]{6}Z-matrix-one(-[0-9]+)?$"
+	assert_equal "$first" "$BATS_TEST_TMPDIR/results/$(hostname -s)/20260101T000000Z-matrix-one"
+	assert_equal "$second" "$first.2"
 	assert_equal "$(cat "$first/table.md" "$first/cells/001/result.json" | cksum)" "$sum"
+	# Provenance as every harness writes it.
+	grep -q '^## membench release (BENCH_VERSION in bench.c)' "$second/provenance.txt"
+	grep -q '^## THP and huge pages before the run' "$second/provenance.txt"
+	grep -q "^One binary per cell: cells/NNN/build.sh" "$second/provenance.txt"
 }
 
 @test "static arrays past 2 GiB get -mcmodel=medium, small ones do not" {

@@ -1,6 +1,7 @@
 # tests/matrix_helper.bash: shared by tests/matrix*.bats.
 # shellcheck disable=SC2034,SC2154 # variables used by the .bats files; $output set by bats
 load test_helper
+load harness_helper
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 RUN_MATRIX="$ROOT/matrix/run-matrix"

@@ -74,8 +74,11 @@ fake_procfs() {
 	m=$(write_matrix pool 'gcc | -O2 | | hugetlb | 1')
 	MEMBENCH_PROCFS=$p tiny_matrix "$m"
 	assert_success
-	assert_regex "$(table_row "$(results_dir)" 1)" \
-		"skipped: cannot reserve 7 huge pages: $p/sys/vm/nr_hugepages is not writable \\(run as root\\)"
+	dir=$(results_dir)
+	# As many pages as the cell's own bench says it needs.
+	n=$(MEMBENCH_PROCFS=$p "$dir/cells/001/bench" stream --alloc hugetlb --plan | sed -n 's/^huge_pages=//p')
+	assert_regex "$(table_row "$dir" 1)" \
+		"skipped: cannot reserve $n huge pages: $p/sys/vm/nr_hugepages is not writable \\(run as root\\)"
 }
 
 @test "interrupted mid-run: nr_hugepages and mounts are put back" {
@@ -97,5 +100,62 @@ fake_procfs() {
 	kill -TERM -- "-$pid"
 	wait "$pid" || true
 	assert_equal "$(hugepages_state)" "$before"
-	grep -q 'restored to\|left alone' "$BATS_TEST_TMPDIR"/results/*/*/machine.txt
+	grep -q "restored .*nr_hugepages to\\|unmounted the hugetlbfs" "$BATS_TEST_TMPDIR/log" ||
+		grep -q 'left alone' "$BATS_TEST_TMPDIR"/results/*/*/machine.txt
+}
+
+# A fake procfs whose pool "reserves" what is written to it, through the
+# harness's knob writer, as a kernel with free memory would.
+pool_procfs() {
+	local p="$BATS_TEST_TMPDIR/fakeproc"
+	mkdir -p "$p/sys/vm"
+	printf 'MemTotal: 24000000 kB\nHugePages_Total: 0\nHugePages_Free: 0\nHugepagesize: 2048 kB\n' >"$p/meminfo"
+	echo 0 >"$p/sys/vm/nr_hugepages"
+	: >"$p/mounts"
+	cat >"$BATS_TEST_TMPDIR/pool-writer" <<'EOF'
+#!/bin/bash
+printf '%s\n' "$2" >"$1"
+case "$1" in
+*/nr_hugepages) sed -i "s/^HugePages_Total:.*/HugePages_Total: $2/; s/^HugePages_Free:.*/HugePages_Free: $2/" \
+	"$(dirname "$1")/../../meminfo" ;;
+esac
+EOF
+	chmod +x "$BATS_TEST_TMPDIR/pool-writer"
+	printf '%s' "$p"
+}
+
+@test "Ctrl-C mid-run: the harness's restore puts nr_hugepages back (fake procfs)" {
+	need_compiler gcc
+	p=$(pool_procfs)
+	real_before=$(hugepages_state)
+	# The pool cell runs first; the long plain cell is running when Ctrl-C comes.
+	m=$(write_matrix slow 'gcc | -O2 | | hugetlb ; plain | 1')
+	# Job control: its own process group, and SIGINT not ignored as it is
+	# for a plain background command.
+	set -m
+	MEMBENCH_PROCFS=$p MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/pool-writer MEMBENCH_UID=0 \
+		"$RUN_MATRIX" --size 4000000 --ntimes 200 \
+		--results "$BATS_TEST_TMPDIR/results" "$m" >"$BATS_TEST_TMPDIR/log" 2>&1 &
+	pid=$!
+	set +m
+	for _ in $(seq 1 900); do
+		grep -qs '^run-matrix: cell 002' "$BATS_TEST_TMPDIR/log" && break
+		sleep 0.1
+	done
+	grep -q '^run-matrix: cell 002' "$BATS_TEST_TMPDIR/log"
+	# The pool was raised for the hugetlb cell, and is still raised.
+	[ "$(cat "$p/sys/vm/nr_hugepages")" -gt 0 ]
+	grep -q '^nr_hugepages 0 -> ' "$BATS_TEST_TMPDIR"/results/*/*/machine.txt
+	# Ctrl-C reaches the whole foreground process group.
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 130
+	assert_equal "$(cat "$p/sys/vm/nr_hugepages")" 0
+	grep -q "^run-matrix: interrupted by SIGINT; restoring the machine" "$BATS_TEST_TMPDIR/log"
+	grep -q "^run-matrix: restored $p/sys/vm/nr_hugepages to '0'" "$BATS_TEST_TMPDIR/log"
+	[ -f "$BATS_TEST_TMPDIR"/results/*/*/INTERRUPTED ]
+	[ ! -e "$BATS_TEST_TMPDIR"/results/*/*/table.md ]
+	# The machine's own pool was never touched.
+	assert_equal "$(hugepages_state)" "$real_before"
 }

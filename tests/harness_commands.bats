@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# What every membench script shares through harness/lib.sh: --help from
+# its own usage text, --version from bench.c's BENCH_VERSION, and bad input
+# as one line and exit status 2.
+
+load test_helper
+load harness_helper
+
+setup() { harness_setup; }
+
+SCRIPTS="harness/run harness/sweep-bind harness/sweep-freq harness/sweep-latency-pages
+harness/sweep-size harness/sweep-threads harness/bench-compare harness/time-latency-sweep
+matrix/run-matrix matrix/find-compilers"
+
+bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS_REPO/bench.c"; }
+
+@test "--version on every script: '<script> (membench) VERSION', VERSION from bench.c" {
+	v=$(bench_version)
+	[ -n "$v" ]
+	for s in $SCRIPTS; do
+		run "$HARNESS_REPO/$s" --version
+		assert_success
+		assert_output "${s#*/} (membench) $v"
+	done
+}
+
+@test "the version has one source: bench.c beside the scripts" {
+	copy=$BATS_TEST_TMPDIR/copy
+	mkdir -p "$copy"
+	cp -r "$HARNESS_REPO/harness" "$HARNESS_REPO/matrix" "$copy/"
+	sed 's/^#define BENCH_VERSION ".*"/#define BENCH_VERSION "9.8.7-test"/' "$HARNESS_REPO/bench.c" >"$copy/bench.c"
+	for s in harness/run harness/bench-compare harness/time-latency-sweep matrix/run-matrix; do
+		run "$copy/$s" --version
+		assert_output "${s#*/} (membench) 9.8.7-test"
+	done
+}
+
+@test "--help on every script: its usage text, from the script, not its source lines" {
+	for s in $SCRIPTS; do
+		run "$HARNESS_REPO/$s" --help
+		assert_success
+		assert_line --index 0 --regexp "^usage: $s "
+		assert_output --partial '--version'
+		refute_output --partial 'set -eu'
+		refute_output --regexp '(^|'$'\n'')#'
+	done
+	# No script prints its own lines as help.
+	run grep -lE "sed -n '?[0-9]+,[0-9]+p'? \"\\\$0\"|awk .*\"\\\$0\"" $(printf "$HARNESS_REPO/%s " $SCRIPTS)
+	assert_output ''
+}
+
+@test "an unknown option on every script: one line, exit 2" {
+	for s in $SCRIPTS; do
+		run "$HARNESS_REPO/$s" --no-such-option
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		assert_output --regexp "^${s#*/}: unknown option '--no-such-option'"
+	done
+}
