@@ -152,10 +152,12 @@
 
 /* -- Latency: the sweep ----------------------------------------------- */
 
-/* Sizes [--min, --max, --steps-per-octave]; eight steps per octave is
- * about lat_mem_rd's density above 32 KiB. */
+/* Sizes [--min, --max, --steps-per-octave]: from lat_mem_rd's first
+ * size, so lmbench's summary scripts find their 1 KiB and 128 KiB points
+ * (whole octaves are exact); eight steps per octave is about lat_mem_rd's
+ * density above 32 KiB. */
 #ifndef LAT_MIN_BYTES
-#define LAT_MIN_BYTES 4096
+#define LAT_MIN_BYTES 512
 #endif
 #ifndef LAT_MAX_BYTES
 #define LAT_MAX_BYTES (256ULL << 20)
@@ -506,13 +508,14 @@ static double abs_d(double x)
  * kept in one list; the report prints each where its format wants it.
  * ====================================================================== */
 
+static const char *prog = "bench"; /* the name errors start with */
 static char *warnings[MAX_WARNINGS];
 static int nwarnings;
 
 static void die(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("bench: ", stderr);
+	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -689,6 +692,8 @@ struct options {
 	int load_threads;
 	double mhz; /* 0: measure */
 	const char *curve_in;
+	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
+	int lmrd_blank; /* ... with a blank line after each stride's block */
 };
 
 static const char *mode_name(enum mode m)
@@ -865,6 +870,9 @@ static void usage(FILE *f)
 		"  latency  dependent-load latency sweep (lat_mem_rd format)\n"
 		"  all      bandwidth, then the latency summary\n"
 		"  info     what bench sees of its build and this machine\n"
+		"Run as `stream` (a copy or symlink) it takes no arguments, as "
+		"stream.c;\nrun as `lat_mem_rd`, or as `bench lat_mem_rd ARGS`, it "
+		"takes lat_mem_rd's\narguments and writes its curve on stderr.\n"
 		"options:\n");
 	for (i = 0; i < NOPTIONS; i++) {
 		const struct option_def *o = &option_defs[i];
@@ -1048,6 +1056,91 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->json && o->json_path)
 		die("--json and --json-file: choose one (JSON on stdout, or text "
 		    "on stdout and JSON in a file)");
+}
+
+/* Personalities.  Run as lat_mem_rd (argv[0], so a symlink or a copy
+ * works, or `bench lat_mem_rd ...`), bench takes lmbench's arguments,
+ *     lat_mem_rd [-P <parallelism>] [-W <warmup>] [-N <repetitions>] [-t]
+ *                size_in_MB [stride ...]
+ * sweeps lat_mem_rd's sizes and writes exactly its stream on stderr, so
+ * lmbench's scripts read it; the measuring stays bench's.  Run as stream,
+ * bench takes no arguments: the compile-time macros decide, as in
+ * stream.c. */
+#define LMRD_USAGE "usage: lat_mem_rd [-P <parallelism>] [-W <warmup>] " \
+		   "[-N <repetitions>] [-t] size_in_MB [stride ...]"
+
+static void parse_lat_mem_rd(int argc, char **argv, struct options *o)
+{
+	int i;
+	o->mode = M_LATENCY;
+	o->lmrd = 1;
+	o->pattern = P_STRIDE; /* lat_mem_rd's chain; -t randomises it */
+	o->lat_min = 512;
+	for (i = 0; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-t") == 0) {
+			o->pattern = P_RANDOM;
+			continue;
+		}
+		if (strcmp(a, "-P") && strcmp(a, "-W") && strcmp(a, "-N"))
+			die("unknown option '%s'; " LMRD_USAGE, a);
+		if (i + 1 == argc)
+			die("%s: missing number; " LMRD_USAGE, a);
+		i++;
+		/* -W and -N size lmbench's fixed repetitions; bench times each
+		 * point until its windows agree, so they change nothing here */
+		if (a[1] == 'P' && parse_count(a, argv[i], 1, 1000000) > 1)
+			die("-P %s: one chase at a time only; for latency under "
+			    "load run bench latency --load-threads", argv[i]);
+		if (a[1] != 'P')
+			parse_count(a, argv[i], 0, 1000000);
+	}
+	if (i == argc)
+		die("the size in MB is missing; " LMRD_USAGE);
+	o->lat_max = parse_count("size_in_MB", argv[i++], 1,
+				 ULLONG_MAX >> 21) << 20;
+	if (i == argc) {
+		/* lat_mem_rd's default: 512 / sizeof(char *) bytes, and no
+		 * blank line after its one block */
+		o->strides[0] = 512 / sizeof(char *);
+		o->nstrides = 1;
+		return;
+	}
+	o->lmrd_blank = 1;
+	for (; i < argc; i++) {
+		unsigned long long v = parse_bytes("stride", argv[i], 1);
+		if (v % sizeof(void *) != 0)
+			die("stride %s: not a multiple of %u bytes (the pointer "
+			    "size)", argv[i], (unsigned)sizeof(void *));
+		if (o->nstrides == LAT_MAX_STRIDES)
+			die("more than %d strides", LAT_MAX_STRIDES);
+		o->strides[o->nstrides++] = (size_t)v;
+	}
+}
+
+/* The options of this invocation, whichever name it was run under. */
+static void parse_command_line(int argc, char **argv, struct options *o)
+{
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	if (strcmp(base, "lat_mem_rd") == 0) {
+		prog = "lat_mem_rd";
+		default_options(o);
+		parse_lat_mem_rd(argc - 1, argv + 1, o);
+	} else if (argc > 1 && strcmp(argv[1], "lat_mem_rd") == 0) {
+		prog = "lat_mem_rd";
+		default_options(o);
+		parse_lat_mem_rd(argc - 2, argv + 2, o);
+	} else if (strcmp(base, "stream") == 0) {
+		prog = "stream";
+		if (argc > 1)
+			die("takes no arguments: its settings are compile-time "
+			    "macros (-DSTREAM_ARRAY_SIZE=...); run it as bench "
+			    "for flags");
+		default_options(o);
+	} else {
+		parse_options(argc, argv, o);
+	}
 }
 
 /* ======================================================================
@@ -1921,7 +2014,7 @@ static void output_signal(int sig)
 
 static void output_open(const struct options *o)
 {
-	out.text = !o->json;
+	out.text = !o->json && !o->lmrd; /* lat_mem_rd: the curve alone */
 	if (o->json) {
 		out.json = stdout;
 		return;
@@ -2531,7 +2624,7 @@ static void describe_stores(const struct options *o, const struct stream_run *r,
 	for (k = 0; k < NKERNELS && used < len; k++)
 		if ((o->kernels & (1u << k)) && k != K_READ)
 			used += (size_t)snprintf(buf + used, len - used, " %s %s",
-						 kernel_defs[k].display,
+						 kernel_defs[k].name,
 						 r->store_nt[k] ? "nt" : "plain");
 }
 
@@ -2539,8 +2632,9 @@ static void print_stream_banner(const struct options *o, const struct stream_run
 {
 	double bpw = (double)sizeof(elem_t);
 	printf(HLINE);
-	printf("membench %s: STREAM-compatible bandwidth (output follows "
-	       "STREAM 5.10)\n", BENCH_VERSION);
+	printf("STREAM version $Revision: 5.10 $\n");
+	printf("membench %s: bench.c measures STREAM's kernels and prints "
+	       "STREAM's lines\n", BENCH_VERSION);
 	printf(HLINE);
 	printf("This system uses %d bytes per array element.\n", (int)sizeof(elem_t));
 	printf(HLINE);
@@ -2574,6 +2668,10 @@ static void print_clock_text(const struct stream_run *r)
 	printf("   (= %d clock ticks)\n", (int)(r->pass_us / quantum));
 	printf("Increase the size of the arrays if this shows that\n");
 	printf("you are not getting at least 20 clock ticks per test.\n");
+	printf(HLINE);
+	printf("WARNING -- The above is only a rough guideline.\n");
+	printf("For best results, please be sure you know the\n");
+	printf("precision of your system timer.\n");
 }
 
 static void print_placement_text(const struct options *o,
@@ -2646,8 +2744,10 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 		       "arrays\n", r->epsilon);
 }
 
-/* Medians and spread, outside STREAM's table and with labels that STREAM
- * parsers (which match "Copy:" and friends) do not pick up. */
+/* Medians and spread, outside STREAM's table.  Only STREAM's own lines
+ * may hold the words Copy, Scale, Add, Triad, Function, "Solution
+ * Validates" and "STREAM version": scripts grep for them unanchored, so
+ * membench's lines name kernels in lower case. */
 static void print_medians_text(const struct stream_run *r, unsigned kernels)
 {
 	int k;
@@ -2656,7 +2756,7 @@ static void print_medians_text(const struct stream_run *r, unsigned kernels)
 	for (k = 0; k < NKERNELS; k++)
 		if (kernels & (1u << k))
 			printf("  median %-6s %12.1f  %11.6f  spread %.3f\n",
-			       kernel_defs[k].display,
+			       kernel_defs[k].name,
 			       1.0E-06 * kernel_bytes(k, r->n) / r->med_t[k],
 			       r->med_t[k], r->max_t[k] / r->min_t[k]);
 	printf(HLINE);
@@ -2961,7 +3061,7 @@ static void stream_measure(const struct options *o, struct stream_run *r)
 	for (k = 0; k < NKERNELS; k++)
 		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->granularity)
 			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
-			     "increase --size", kernel_defs[k].display, r->min_t[k],
+			     "increase --size", kernel_defs[k].name, r->min_t[k],
 			     r->granularity);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
@@ -3962,33 +4062,38 @@ static void lat_mlp_run(const struct options *o, struct lat_chain *c,
  * warnings and the summary.  The JSON carries the same run.
  * ====================================================================== */
 
-/* The curve's text, as it is measured; off for `bench all` (summary
- * only) and without text. */
-static int lat_curve_text;
+/* Where the curve goes as it is measured: stdout with the text report
+ * (not for `bench all`, which shows the summary alone), stderr as
+ * lat_mem_rd writes it, or nowhere. */
+static FILE *lat_curve_fp;
+static int lat_curve_blank; /* a blank line closes each block */
 
-static void lat_report_begin(int summary_only)
+static void lat_report_begin(const struct options *o, int summary_only)
 {
-	lat_curve_text = out.text && !summary_only;
+	lat_curve_fp = o->lmrd ? stderr
+		       : out.text && !summary_only ? stdout : NULL;
+	lat_curve_blank = !o->lmrd || o->lmrd_blank;
 }
 
 static void lat_report_block(size_t stride)
 {
-	if (lat_curve_text)
-		printf("\"stride=%zu\n", stride);
+	if (lat_curve_fp)
+		fprintf(lat_curve_fp, "\"stride=%zu\n", stride);
 }
 
 static void lat_report_point(const struct lat_point *p)
 {
-	if (!lat_curve_text)
+	if (!lat_curve_fp)
 		return;
-	printf("%.5f %.3f\n", (double)p->bytes / (1024.0 * 1024.0), p->ns);
-	fflush(stdout);
+	fprintf(lat_curve_fp, "%.5f %.3f\n",
+		(double)p->bytes / (1024.0 * 1024.0), p->ns);
+	fflush(lat_curve_fp);
 }
 
 static void lat_report_block_end(void)
 {
-	if (lat_curve_text)
-		printf("\n");
+	if (lat_curve_fp && lat_curve_blank)
+		fprintf(lat_curve_fp, "\n");
 }
 
 static void lat_print_levels(const struct lat_summary *s, double mhz)
@@ -4262,6 +4367,34 @@ static void lat_report_file(const struct options *o,
  * a stored curve instead of measuring one.
  * ====================================================================== */
 
+/* lat_mem_rd's sizes, from 512 bytes up to --max: doubling below 1 KiB,
+ * 1 KiB steps below 4 KiB, then sixteen steps per octave (each step a
+ * sixteenth of the power of two, 32 KiB or more, above the size).  Sizes
+ * below the stride are left out, as lat_mem_rd leaves them out. */
+static int lmrd_sizes(const struct options *o, size_t stride, size_t *out,
+		      int maxout)
+{
+	size_t k = 512;
+	int n = 0;
+	while (k <= o->lat_max && n < maxout) {
+		size_t pow = 32 * 1024;
+		if (k >= stride)
+			out[n++] = k;
+		if (k < 1024) {
+			k *= 2;
+			continue;
+		}
+		if (k < 4 * 1024) {
+			k += 1024;
+			continue;
+		}
+		while (pow <= k)
+			pow *= 2;
+		k += pow / 16;
+	}
+	return n;
+}
+
 /* The sizes of the sweep: geometric from --min, --steps-per-octave per
  * doubling, each a whole number of strides and at least two lines, with
  * --max itself as the last point. */
@@ -4269,9 +4402,14 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 		     int maxout)
 {
 	int n = 0, i;
-	for (i = 0; n < maxout; i++) {
-		double sz = (double)o->lat_min *
-			    lat_exp((double)i / o->spo * 0.69314718055994530942);
+	if (o->lmrd)
+		return lmrd_sizes(o, stride, out, maxout);
+	for (i = 0; n < maxout && i / o->spo < 63; i++) {
+		/* whole octaves exact (1 KiB is 1024 bytes, for lmbench's
+		 * scripts), the steps between them geometric */
+		double sz = (double)o->lat_min * (double)(1ULL << (i / o->spo)) *
+			    lat_exp((double)(i % o->spo) / o->spo *
+				    0.69314718055994530942);
 		size_t b;
 		if (sz > (double)o->lat_max * (1 + 1e-12))
 			break;
@@ -4336,6 +4474,8 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	if (o->mhz > 0) {
 		r->mhz = o->mhz;
 		r->mhz_source = "from --mhz";
+	} else if (o->lmrd) {
+		r->mhz_source = "not measured (lat_mem_rd reports ns only)";
 	} else {
 		r->mhz = lat_measure_mhz();
 		r->mhz_source = r->mhz > 0 ? "measured: " LAT_CLOCK_METHOD
@@ -4350,7 +4490,7 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 static void lat_sweep(const struct options *o, const struct system_info *si,
 		      struct lat_run *r)
 {
-	int maxsizes = o->spo * 64 + 2, s, i;
+	int maxsizes = (o->lmrd ? 16 : o->spo) * 64 + 2, s, i;
 	size_t *sizes = malloc((size_t)maxsizes * sizeof(*sizes));
 	r->pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r->pts));
 	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
@@ -4485,7 +4625,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
 	lat_prepare(o, &r);
-	lat_report_begin(summary_only);
+	lat_report_begin(o, summary_only);
 	lat_sweep(o, si, &r);
 	r.elapsed = now() - t_start;
 	if (o->mhz <= 0 && r.mhz > 0) {
@@ -4659,7 +4799,7 @@ int main(int argc, char **argv)
 	struct system_info si;
 	int rc = 0;
 
-	parse_options(argc, argv, &o);
+	parse_command_line(argc, argv, &o);
 	output_open(&o);
 	setup_threads(&o);
 	collect_system(&si);

@@ -242,7 +242,7 @@ load test_helper
 		(.results[] | select(.kernel == "Read") | .stores == "none")' <<<"$output"
 	assert_success
 	run "$BENCH" -s 200000 -n 3 --stores auto
-	assert_line --regexp '^Allocation: thp, stores auto: Copy (nt|plain) Scale (nt|plain) Add (nt|plain) Triad (nt|plain), stagger 4160 bytes$'
+	assert_line --regexp '^Allocation: thp, stores auto: copy (nt|plain) scale (nt|plain) add (nt|plain) triad (nt|plain), stagger 4160 bytes$'
 }
 
 @test "plain stores by default, as STREAM; STREAMING_STORES=2 makes auto the default" {

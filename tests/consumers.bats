@@ -1,0 +1,180 @@
+#!/usr/bin/env bats
+# bench as a drop-in for stream.c and lat_mem_rd under the scripts that
+# parse them.  Each consumer's rule is written here as the consumer
+# applies it, and applied to the real tools' stored output
+# (fixtures/consumers, data only) and to bench's, so a rule that fails on
+# bench but not on the original is a compatibility bug.
+
+load test_helper
+
+FIX="$MEMBENCH_ROOT/tests/fixtures/consumers"
+KERNELS="Copy Scale Add Triad"
+
+# The Phoronix Test Suite's stream profile: the last line that starts
+# with the kernel's label, second field.
+pts_value() { awk -v k="$1:" 'index($0, k) == 1 { v = $2 } END { print v }'; }
+# A Python-style parser: re.search(r'^Triad:\s+(\S+)', line) per line.
+regex_anchored() { sed -nE "s/^$1:[[:space:]]+([^[:space:]]+).*/\1/p"; }
+# re.findall(r'Triad:\s+(\S+)\s+\S+', text): unanchored.
+regex_unanchored() { grep -oE "$1:[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+" | awk '{ print $2 }'; }
+# The shell idioms: `grep Triad | awk '{print $2}'` and `... | cut -d: -f2`.
+grep_awk() { grep "$1" | awk '{ print $2 }'; }
+grep_cut() { grep "$1" | cut -d: -f2; }
+
+# every_consumer_reads_one_rate FILE: each rule yields exactly one positive
+# number per kernel, and all rules yield the same one.
+every_consumer_reads_one_rate() {
+	local f="$1" k v rule got
+	for k in $KERNELS; do
+		v=$(grep_awk "$k" <"$f")
+		[ "$(printf '%s\n' "$v" | wc -l)" -eq 1 ] || {
+			echo "grep $k | awk matched more than one line in $f:"
+			grep "$k" "$f"
+			return 1
+		}
+		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || {
+			echo "grep $k | awk gave '$v', not a rate"
+			return 1
+		}
+		for rule in pts_value regex_anchored regex_unanchored; do
+			got=$("$rule" "$k" <"$f")
+			[ "$got" = "$v" ] || {
+				echo "$rule $k gave '$got', grep gave '$v'"
+				return 1
+			}
+		done
+		got=$(grep_cut "$k" <"$f" | awk '{ print $1 }')
+		[ "$got" = "$v" ] || {
+			echo "grep $k | cut -d: -f2 gave '$got'"
+			return 1
+		}
+	done
+	# startswith("STREAM version") and the metadata parsers record
+	[ "$(grep -c '^STREAM version \$Revision: 5.10 \$$' "$f")" -eq 1 ]
+	[ "$(grep -c 'STREAM version' "$f")" -eq 1 ]
+	[ "$(grep -c 'Function' "$f")" -eq 1 ]
+	[ "$(grep -c 'Solution Validates' "$f")" -le 1 ]
+}
+
+# STREAM's lines with every number masked.  stream.c prints one of two
+# granularity lines, as its clock allows; either is STREAM's.
+stream_skeleton() {
+	sed -E 's/[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?/N/g; s/ +/ /g
+		s/^Your clock granularity.*/Your clock granularity .../' "$1"
+}
+
+@test "the consumers' rules read stream.c's own output (the rules are right)" {
+	every_consumer_reads_one_rate "$FIX/stream-5.10.txt"
+}
+
+@test "every consumer reads one rate per kernel from bench, in every store and allocation mode" {
+	for stores in plain nt auto; do
+		for alloc in static malloc mmap thp shm; do
+			"$BENCH" $TINY --stores "$stores" --alloc "$alloc" \
+				>"$BATS_TEST_TMPDIR/out" || {
+				echo "bench --stores $stores --alloc $alloc failed"
+				return 1
+			}
+			every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/out" || {
+				echo "(--stores $stores --alloc $alloc)"
+				return 1
+			}
+		done
+	done
+}
+
+@test "every consumer reads one rate per kernel from bench all and --kernels all" {
+	"$BENCH" all $TINY --max 256K >"$BATS_TEST_TMPDIR/all"
+	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/all"
+	"$BENCH" $TINY --kernels all --stores auto >"$BATS_TEST_TMPDIR/kall"
+	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/kall"
+}
+
+@test "bench prints stream.c's lines in stream.c's order, its own lines between them" {
+	"$BENCH" -s 200000 -n 4 -t 2 >"$BATS_TEST_TMPDIR/out"
+	# each masked line of stream.c's output appears in bench's, in order
+	stream_skeleton "$FIX/stream-5.10.txt" >"$BATS_TEST_TMPDIR/want"
+	stream_skeleton "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
+	awk 'NR == FNR { want[++n] = $0; next }
+		i < n && $0 == want[i + 1] { i++ }
+		END { if (i < n) { print "missing, in order: " want[i + 1]; exit 1 } }' \
+		"$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	# the first lines are STREAM's, membench's identity on its own line
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out")" = 'STREAM version $Revision: 5.10 $' ]
+	[[ "$(sed -n 3p "$BATS_TEST_TMPDIR/out")" == "membench "* ]]
+}
+
+# lat_mem_rd's stream with the latencies masked: sizes, headers, blank lines
+layout() { awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { print $1, "X"; next } { print }' "$1"; }
+
+# lmrd ARGS...: run bench as lat_mem_rd through a symlink; stderr in
+# $BATS_TEST_TMPDIR/curve, stdout must stay empty
+lmrd() {
+	ln -sf "$BENCH" "$BATS_TEST_TMPDIR/lat_mem_rd"
+	"$BATS_TEST_TMPDIR/lat_mem_rd" "$@" >"$BATS_TEST_TMPDIR/stdout" \
+		2>"$BATS_TEST_TMPDIR/curve"
+	[ ! -s "$BATS_TEST_TMPDIR/stdout" ]
+}
+
+@test "run as lat_mem_rd, bench writes lat_mem_rd's stream line for line on stderr" {
+	lmrd -P 1 1 64 128
+	diff <(layout "$FIX/lat_mem_rd-P1-1-64-128.txt") <(layout "$BATS_TEST_TMPDIR/curve")
+	# no stride given: lmbench's default, one block, no blank line after it
+	lmrd 1
+	diff <(layout "$FIX/lat_mem_rd-1.txt") <(layout "$BATS_TEST_TMPDIR/curve")
+	# -t (the random chase), -W and -N are taken
+	lmrd -W 2 -N 3 -t 1 256
+	diff <(layout "$FIX/lat_mem_rd-t-1-256.txt") <(layout "$BATS_TEST_TMPDIR/curve")
+}
+
+@test "bench lat_mem_rd ... is the same personality" {
+	run --separate-stderr "$BENCH" lat_mem_rd 1 128
+	assert_success
+	assert_output ""
+	[[ "$stderr" == '"stride=128'* ]]
+}
+
+# getsummary's rule: in the "stride=128 block, L1 is the 0.00098 line, L2
+# the 0.12500 line, memory the block's last line.
+getsummary_points() {
+	awk '/^"stride=/ { on = /^"stride=128/; next } !on || NF != 2 { next }
+		$1 == 0.00098 { l1 = $2 } $1 == 0.12500 { l2 = $2 } { mem = $2 }
+		END { if (l1 == "" || l2 == "" || mem == "") exit 1; print l1, l2, mem }' "$1"
+}
+
+@test "lmbench's summary finds its L1, L2 and memory points, in lat_mem_rd's output and in bench's" {
+	getsummary_points "$FIX/lat_mem_rd-P1-1-64-128.txt"
+	lmrd -P 1 1 64 128
+	getsummary_points "$BATS_TEST_TMPDIR/curve"
+	# bench latency's own sweep starts at 512 bytes, so it has them too
+	"$BENCH" latency --stride 128 --max 1M >"$BATS_TEST_TMPDIR/own"
+	getsummary_points "$BATS_TEST_TMPDIR/own"
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/own" | cut -d' ' -f1)" = 0.00049 ]
+}
+
+@test "the lat_mem_rd personality refuses what it cannot do, in one line" {
+	ln -sf "$BENCH" "$BATS_TEST_TMPDIR/lat_mem_rd"
+	for args in "" "-P" "-P 0 1" "-x 1" "0" "1 3" "1 64 abc"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		run --separate-stderr "$BATS_TEST_TMPDIR/lat_mem_rd" $args
+		assert_failure 2
+		assert_output ""
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == lat_mem_rd:* ]]
+	done
+	run --separate-stderr "$BATS_TEST_TMPDIR/lat_mem_rd" -P 2 1
+	assert_failure 2
+	[[ "$stderr" == *"--load-threads"* ]]
+}
+
+@test "run as stream, bench takes no arguments and prints STREAM's text" {
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=200000 -DNTIMES=4)
+	ln -sf "$bin" "$BATS_TEST_TMPDIR/stream"
+	"$BATS_TEST_TMPDIR/stream" >"$BATS_TEST_TMPDIR/out"
+	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/out"
+	grep -qx 'Array size = 200000 (elements), Offset = 0 (elements)' "$BATS_TEST_TMPDIR/out"
+	run --separate-stderr "$BATS_TEST_TMPDIR/stream" --json
+	assert_failure 2
+	assert_output ""
+	[[ "$stderr" == "stream: takes no arguments"* ]]
+}
