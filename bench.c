@@ -286,6 +286,7 @@
 #define LAT_MAX_STEPS 4
 #define LAT_MAX_NOTES 8
 #define LAT_LOADED_MAX_WINDOWS 4096
+#define MAX_REGIONS 64       /* lat_mem_rd -P: chase buffers at once */
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x)
@@ -693,6 +694,7 @@ struct options {
 	double mhz; /* 0: measure */
 	const char *curve_in;
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
+	int parallel;   /* lat_mem_rd -P: chases at once, each on its own buffer */
 	int lmrd_blank; /* ... with a blank line after each stride's block */
 };
 
@@ -905,6 +907,7 @@ static void default_options(struct options *o)
 	o->lat_max = LAT_MAX_BYTES;
 	o->spo = LAT_STEPS_PER_OCTAVE;
 	o->chains = 1;
+	o->parallel = 1;
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -1089,10 +1092,9 @@ static void parse_lat_mem_rd(int argc, char **argv, struct options *o)
 		i++;
 		/* -W and -N size lmbench's fixed repetitions; bench times each
 		 * point until its windows agree, so they change nothing here */
-		if (a[1] == 'P' && parse_count(a, argv[i], 1, 1000000) > 1)
-			die("-P %s: one chase at a time only; for latency under "
-			    "load run bench latency --load-threads", argv[i]);
-		if (a[1] != 'P')
+		if (a[1] == 'P')
+			o->parallel = (int)parse_count(a, argv[i], 1, MAX_REGIONS);
+		else
 			parse_count(a, argv[i], 0, 1000000);
 	}
 	if (i == argc)
@@ -1210,7 +1212,7 @@ struct alloc_plan {
 	int regions;
 	unsigned long long elems; /* bandwidth: elements per array */
 	size_t bytes;          /* data bytes of each region */
-	size_t shift[3];       /* bytes from each region's start to its data */
+	size_t shift[MAX_REGIONS]; /* bytes from each region's start to its data */
 	size_t stagger;        /* bytes between dynamic arrays (0 when static) */
 	unsigned long long total;      /* bytes of all regions */
 	unsigned long long llc;        /* one reported LLC, 0 unknown */
@@ -1242,11 +1244,15 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 	if (part == M_LATENCY) {
 		char b1[32], b2[32];
 		p->mode = o->lat_alloc;
-		p->regions = 1;
-		if (o->lat_max > (unsigned long long)SIZE_MAX / 2 ||
-		    (phys && o->lat_max > phys)) {
+		p->regions = o->parallel; /* lat_mem_rd -P: one buffer a chase */
+		if (o->lat_max > (unsigned long long)SIZE_MAX / 2 / MAX_REGIONS ||
+		    (phys && o->lat_max * (unsigned long long)p->regions > phys)) {
 			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), phys);
+			if (p->regions > 1)
+				die("-P %d: %d chase buffers of %s are more than this "
+				    "machine's physical memory (%s)", p->regions,
+				    p->regions, b1, b2);
 			die("--max %s is larger than this machine's physical memory "
 			    "(%s)", b1, b2);
 		}
@@ -1254,6 +1260,9 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		    (BENCH_NO_STATIC || o->lat_max > STATIC_BYTES))
 			die("--alloc static: the chase buffer of %llu bytes does not "
 			    "fit the compiled static array", o->lat_max);
+		if (p->mode == A_STATIC && p->regions > 1)
+			die("--alloc static: the static array holds one chase buffer, "
+			    "not %d", p->regions);
 		p->bytes = (size_t)o->lat_max;
 	} else {
 		unsigned long long n = o->size, per, total;
@@ -1434,7 +1443,7 @@ static void region_free(struct region *r)
  * the error message ("array a", "the chase buffer"). */
 static void alloc_regions(const struct alloc_plan *p, struct region *reg)
 {
-	elem_t *statics[3] = {NULL, NULL, NULL};
+	elem_t *statics[MAX_REGIONS] = {NULL};
 	int i;
 #if !BENCH_NO_STATIC
 	statics[0] = static_a;
@@ -3301,6 +3310,15 @@ static int lat_chain_check(void *head, size_t lines)
 	return n == lines ? 0 : -1;
 }
 
+/* Walk a chain small enough to walk (LAT_CHECK_LINES) and stop the run
+ * if it is not one cycle: a broken chain would time the wrong thing. */
+static void lat_chain_verify(void *head, size_t lines)
+{
+	if (lines <= LAT_CHECK_LINES && lat_chain_check(head, lines))
+		die("internal error: the chain of %zu lines is not one cycle",
+		    lines);
+}
+
 /* Bytes of the pages --pattern page keeps its lines in: the base page. */
 static size_t lat_page_bytes(void)
 {
@@ -3883,8 +3901,8 @@ struct lat_run {
 	double mhz, mhz_end;
 	const char *mhz_source;
 	int cpu;
-	struct region buf;
-	struct page_report pages;
+	struct region bufs[MAX_REGIONS]; /* the chase buffers (-P: several) */
+	struct page_report pages;        /* of the first */
 	double elapsed;
 	int unstable;
 	struct lat_summary *sums; /* one per stride */
@@ -4030,6 +4048,43 @@ static void lat_loaded_run(const struct options *o, void *head,
 		region_free(&lr[i]);
 	free(lr);
 	free(cnt);
+}
+#endif
+
+#ifdef _OPENMP
+/* lat_mem_rd -P N: N chases at once, each pinned to its own CPU (as far
+ * as there are CPUs) on its own buffer, as lmbench runs N copies; the
+ * point is the median of their latencies. */
+static void lat_parallel_point(const struct lat_run *r, struct lat_chain *cs,
+			       size_t lines, struct lat_point *p)
+{
+	int n = r->plan.regions, got = n, stable = 1, repeats = 0;
+	double ns[MAX_REGIONS], loads = 0;
+#pragma omp parallel num_threads(n) reduction(&& : stable) \
+	reduction(+ : loads, repeats)
+	{
+		int t = omp_get_thread_num();
+		struct lat_point mine = *p;
+		void *heads[1];
+		if (t == 0)
+			got = omp_get_num_threads();
+		if (r->ncpus > 0)
+			pin_to_cpu(r->cpus[t % r->ncpus]);
+		heads[0] = lat_chain_build(&cs[t], lines);
+		lat_chain_verify(heads[0], lines);
+#pragma omp barrier
+		lat_time_point(heads, 1, &mine);
+		ns[t] = mine.ns;
+		stable = stable && mine.stable;
+		loads += mine.loads;
+		repeats += mine.repeats;
+	}
+	if (got < n)
+		die("-P %d: the OpenMP runtime gave only %d threads", n, got);
+	p->ns = median(ns, (size_t)n);
+	p->stable = stable;
+	p->loads = loads;
+	p->repeats = repeats;
 }
 #endif
 
@@ -4247,7 +4302,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
-	json_int("bytes", (long long)r->buf.bytes);
+	json_int("bytes", (long long)r->bufs[0].bytes);
 	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
 	json_num("huge_pct", r->pages.huge_pct);
 	json_close('}');
@@ -4457,6 +4512,9 @@ static void lat_check(struct options *o, const struct system_info *si)
 	if (o->load_threads > 0)
 		die("--load-threads: loaded latency needs OpenMP; rebuild with "
 		    "-fopenmp");
+	if (o->parallel > 1)
+		die("-P %d: parallel chases need OpenMP; rebuild with -fopenmp",
+		    o->parallel);
 #endif
 }
 
@@ -4464,13 +4522,15 @@ static void lat_check(struct options *o, const struct system_info *si)
  * bench pins) and the core clock known. */
 static void lat_prepare(const struct options *o, struct lat_run *r)
 {
-	alloc_regions(&r->plan, &r->buf);
+	int i;
+	alloc_regions(&r->plan, r->bufs);
 	r->ncpus = allowed_cpus(r->cpus, MAX_THREADS);
 	if (bench_pins(o) && r->ncpus > 0)
 		pin_to_cpu(r->cpus[0]);
 	r->cpu = current_cpu();
-	memset(r->buf.data, 0, r->buf.bytes); /* fault it in before timing */
-	page_report(r->buf.data, r->buf.bytes, &r->pages);
+	for (i = 0; i < r->plan.regions; i++) /* fault in before timing */
+		memset(r->bufs[i].data, 0, r->bufs[i].bytes);
+	page_report(r->bufs[0].data, r->bufs[0].bytes, &r->pages);
 	if (o->mhz > 0) {
 		r->mhz = o->mhz;
 		r->mhz_source = "from --mhz";
@@ -4497,24 +4557,30 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 	if (!sizes || !r->pts || !r->sums)
 		die("out of memory for the sweep");
 	for (s = 0; s < o->nstrides; s++) {
-		struct lat_chain c;
+		struct lat_chain cs[MAX_REGIONS], *c = &cs[0];
 		size_t stride = o->strides[s];
-		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts;
+		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts, t;
 		double *xb, *yn;
-		lat_chain_init(&c, r->buf.data, (size_t)o->lat_max, stride,
-			       o->pattern, lat_page_bytes());
+		for (t = 0; t < r->plan.regions; t++)
+			lat_chain_init(&cs[t], r->bufs[t].data, (size_t)o->lat_max,
+				       stride, o->pattern, lat_page_bytes());
 		lat_report_block(stride);
 		for (i = 0; i < n; i++) {
 			struct lat_point *p = &r->pts[r->npts++];
 			size_t lines = sizes[i] / stride;
-			void *heads[1];
-			heads[0] = lat_chain_build(&c, lines);
-			if (lines <= LAT_CHECK_LINES && lat_chain_check(heads[0], lines))
-				die("internal error: the chain of %zu lines is not one "
-				    "cycle", lines);
 			p->stride = stride;
 			p->bytes = sizes[i];
-			lat_time_point(heads, 1, p);
+#ifdef _OPENMP
+			if (r->plan.regions > 1)
+				lat_parallel_point(r, cs, lines, p);
+			else
+#endif
+			{
+				void *heads[1];
+				heads[0] = lat_chain_build(c, lines);
+				lat_chain_verify(heads[0], lines);
+				lat_time_point(heads, 1, p);
+			}
 			r->unstable += !p->stable;
 			lat_report_point(p);
 		}
@@ -4532,16 +4598,17 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 		free(xb);
 		free(yn);
 		if (s == 0 && o->chains > 1)
-			lat_mlp_run(o, &c, (size_t)o->lat_max / stride, r);
+			lat_mlp_run(o, c, (size_t)o->lat_max / stride, r);
 #ifdef _OPENMP
 		if (s == 0 && o->load_threads > 0) {
 			size_t lines = (size_t)o->lat_max / stride;
 			r->load_bytes = o->lat_max > LAT_LOAD_MIN_BYTES ?
 					(size_t)o->lat_max : LAT_LOAD_MIN_BYTES;
-			lat_loaded_run(o, lat_chain_build(&c, lines), r);
+			lat_loaded_run(o, lat_chain_build(c, lines), r);
 		}
 #endif
-		lat_chain_free(&c);
+		for (t = 0; t < r->plan.regions; t++)
+			lat_chain_free(&cs[t]);
 	}
 	free(sizes);
 }
@@ -4617,6 +4684,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
 {
 	struct lat_run r;
 	double t_start = now();
+	int i;
 
 	lat_check(o, si);
 	if (o->curve_in)
@@ -4640,7 +4708,8 @@ static int latency_mode(struct options *o, const struct system_info *si,
 		warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
 		     alloc_names[r.plan.mode], r.pages.huge_pct);
 	lat_report(o, si, &r, nested);
-	region_free(&r.buf);
+	for (i = 0; i < r.plan.regions; i++)
+		region_free(&r.bufs[i]);
 	free(r.pts);
 	free(r.sums);
 	return 0;

@@ -162,9 +162,19 @@ getsummary_points() {
 		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
 		[[ "$stderr" == lat_mem_rd:* ]]
 	done
+	# -P asks for parallel chases, which need OpenMP
+	bin=$(build_variant serial cc -O2)
+	ln -sf "$bin" "$BATS_TEST_TMPDIR/lat_mem_rd"
 	run --separate-stderr "$BATS_TEST_TMPDIR/lat_mem_rd" -P 2 1
 	assert_failure 2
-	[[ "$stderr" == *"--load-threads"* ]]
+	[[ "$stderr" == "lat_mem_rd: -P 2: parallel chases need OpenMP"* ]]
+}
+
+@test "lat_mem_rd -P N runs N chases at once, in lat_mem_rd's layout" {
+	lmrd -P 2 1 64 128
+	diff <(layout "$FIX/lat_mem_rd-P1-1-64-128.txt") <(layout "$BATS_TEST_TMPDIR/curve")
+	# every point is a measured latency
+	awk 'NF == 2 && $1 ~ /^[0-9.]+$/ && !($2 > 0) { exit 1 }' "$BATS_TEST_TMPDIR/curve"
 }
 
 @test "run as stream, bench takes no arguments and prints STREAM's text" {
