@@ -83,6 +83,15 @@ stream_skeleton() {
 	done
 }
 
+@test "every consumer reads one rate per kernel from bench on hugetlb pages" {
+	for stores in plain nt auto; do
+		with_hugepages 8 "$BENCH" $TINY --stores "$stores" --alloc hugetlb
+		assert_success
+		printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/out"
+		every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/out"
+	done
+}
+
 @test "every consumer reads one rate per kernel from bench all and --kernels all" {
 	"$BENCH" all $TINY --max 256K >"$BATS_TEST_TMPDIR/all"
 	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/all"
