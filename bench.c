@@ -1791,6 +1791,51 @@ static const char *openmp_runtime(void)
 #endif
 }
 
+/* The compiler's own macros that tell how this file was built: the
+ * record of a hand build, where no build line was passed in. */
+static const char *const target_macros[] = {
+#ifdef __OPTIMIZE__
+	"__OPTIMIZE__",
+#endif
+#ifdef __OPTIMIZE_SIZE__
+	"__OPTIMIZE_SIZE__",
+#endif
+#ifdef __FAST_MATH__
+	"__FAST_MATH__",
+#endif
+#ifdef _OPENMP
+	"_OPENMP",
+#endif
+#ifdef __SSE2__
+	"__SSE2__",
+#endif
+#ifdef __AVX__
+	"__AVX__",
+#endif
+#ifdef __AVX2__
+	"__AVX2__",
+#endif
+#ifdef __FMA__
+	"__FMA__",
+#endif
+#ifdef __AVX512F__
+	"__AVX512F__",
+#endif
+#ifdef __ARM_NEON
+	"__ARM_NEON",
+#endif
+#ifdef __ARM_FEATURE_SVE
+	"__ARM_FEATURE_SVE",
+#endif
+#ifdef __ALTIVEC__
+	"__ALTIVEC__",
+#endif
+#ifdef __VSX__
+	"__VSX__",
+#endif
+	NULL
+};
+
 static unsigned long long parse_cache_size(const char *s)
 {
 	char *end;
@@ -2054,6 +2099,10 @@ static void output_commit(void)
 	out.tmp[0] = '\0';
 }
 
+/* The command line, for the JSON document's record of the run. */
+static int cmd_argc;
+static char **cmd_argv;
+
 /* The JSON writer: just enough to emit one well-formed document, with
  * commas and string escapes handled in one place. */
 static int json_depth;
@@ -2142,7 +2191,16 @@ static void cache_label(const struct cache_info *c, char *buf, size_t len)
 static void print_build_text(void)
 {
 	printf("Build: %s %s\n", compiler_name(), compiler_version());
-	printf("Build flags: %s\n", BENCH_CFLAGS);
+	printf("Build flags: %s", BENCH_CFLAGS);
+	if (strcmp(BENCH_CFLAGS, "unknown") == 0) {
+		/* a hand build: say what the compiler's macros tell */
+		int i;
+		printf(" (not built by make; compiler macros:");
+		for (i = 0; target_macros[i]; i++)
+			printf(" %s", target_macros[i]);
+		printf("%s)", target_macros[0] ? "" : " none");
+	}
+	printf("\n");
 	printf("Build macros: STREAM_ARRAY_SIZE=%llu NTIMES=%d OFFSET=%d "
 	       "STREAM_TYPE=%s STREAMING_STORES=%d BENCH_ALLOC=%s\n",
 	       (unsigned long long)STREAM_ARRAY_SIZE, NTIMES, OFFSET,
@@ -2181,10 +2239,15 @@ static void print_system_text(const struct system_info *si)
 
 static void json_build(void)
 {
+	int i;
 	json_open("build", '{');
 	json_str("compiler", compiler_name());
 	json_str("compiler_version", compiler_version());
 	json_str("cflags", BENCH_CFLAGS);
+	json_open("target_macros", '[');
+	for (i = 0; target_macros[i]; i++)
+		json_str(NULL, target_macros[i]);
+	json_close(']');
 	if (openmp_version())
 		json_int("openmp", openmp_version());
 	else
@@ -2248,9 +2311,14 @@ static void json_system(const struct system_info *si)
 /* Every JSON document starts here: schema, mode, build and system. */
 static void json_begin(const char *mode, const struct system_info *si)
 {
+	int i;
 	json_open(NULL, '{');
 	json_str("schema", JSON_SCHEMA);
 	json_str("mode", mode);
+	json_open("command", '[');
+	for (i = 0; i < cmd_argc; i++)
+		json_str(NULL, cmd_argv[i]);
+	json_close(']');
 	json_build();
 	json_system(si);
 }
@@ -2491,6 +2559,7 @@ struct stream_run {
 	size_t n;
 	unsigned long long ntimes;
 	double granularity; /* the clock's step, seconds */
+	double tick;        /* the tick STREAM's text reports: whole us, >= 1 */
 	double pass_us;     /* one untimed pass over a[], microseconds */
 	double *times;  /* [kernel][rep] */
 	double *sums;   /* Read's total per repetition */
@@ -2506,6 +2575,10 @@ struct stream_run {
 	double epsilon;
 	double expected[3], avg_abs[3], avg_rel[3];
 	long long nerr[3];
+	/* STREAM's run rules */
+	const char *verdict; /* "standard", "tuned" or "variant" */
+	int nreasons;
+	char reason[8][160];
 };
 
 #define TIME_AT(r, k, rep) ((r)->times[(size_t)(k) * (r)->ntimes + (rep)])
@@ -2600,6 +2673,56 @@ static unsigned long long replay_limit(unsigned kernels)
 	return k;
 }
 
+static void rule_broken(struct stream_run *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->nreasons >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->reason[r->nreasons++], sizeof(r->reason[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* STREAM's run rules, which its licence asks of results published as
+ * STREAM results: each array at least BENCH_LLC_FACTOR times all the
+ * last-level cache, every kernel at least 20 ticks of the clock, STREAM's
+ * four kernels on double elements, NTIMES at least 10, validation passed,
+ * plain stores.  "standard" when all hold; "tuned" when only the stores
+ * differ (a speed-up STREAM's rules call tuned code); "variant" else. */
+static void stream_run_rules(const struct options *o, struct stream_run *r)
+{
+	int k, tuned = 0;
+	r->nreasons = 0;
+	if (!r->plan.rule_elems)
+		rule_broken(r, "the OS reports no last-level cache, so the %dx "
+			    "rule cannot be checked", BENCH_LLC_FACTOR);
+	else if (r->n < r->plan.rule_elems)
+		rule_broken(r, "arrays of %llu elements, below %dx all last-level "
+			    "caches (%llu)", (unsigned long long)r->n,
+			    BENCH_LLC_FACTOR, r->plan.rule_elems);
+	for (k = 0; k < NKERNELS; k++)
+		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick) {
+			rule_broken(r, "%s ran fewer than 20 clock ticks",
+				    kernel_defs[k].name);
+			break;
+		}
+	if (!r->valid)
+		rule_broken(r, "validation failed");
+	if (o->kernels != STREAM_KERNELS)
+		rule_broken(r, "kernels other than STREAM's four");
+	if (BENCH_TYPEID != 1)
+		rule_broken(r, "elements are %s, not double", XSTR(STREAM_TYPE));
+	if (r->ntimes < 10)
+		rule_broken(r, "ntimes %llu, below STREAM's 10", r->ntimes);
+	for (k = 0; k < NKERNELS; k++)
+		if ((o->kernels & (1u << k)) && r->store_nt[k])
+			tuned = 1;
+	if (tuned)
+		rule_broken(r, "streaming stores");
+	r->verdict = r->nreasons == 0 ? "standard"
+		     : r->nreasons == 1 && tuned ? "tuned" : "variant";
+}
+
 /* ======================================================================
  * 12 Report (bandwidth).  The text keeps STREAM 5.10's lines and order so
  * STREAM parsers keep working; membench's additions sit outside
@@ -2663,15 +2786,13 @@ static void print_stream_banner(const struct options *o, const struct stream_run
 /* STREAM's clock paragraph: granularity and one pass's duration. */
 static void print_clock_text(const struct stream_run *r)
 {
-	int quantum = (int)(r->granularity * 1e6);
-	if (quantum >= 1)
+	int quantum = (int)(r->tick * 1e6 + 0.5);
+	if (r->granularity * 1e6 >= 1)
 		printf("Your clock granularity/precision appears to be %d "
 		       "microseconds.\n", quantum);
-	else {
+	else
 		printf("Your clock granularity appears to be less than one "
 		       "microsecond.\n");
-		quantum = 1;
-	}
 	printf("Each test below will take on the order of %d microseconds.\n",
 	       (int)r->pass_us);
 	printf("   (= %d clock ticks)\n", (int)(r->pass_us / quantum));
@@ -2771,6 +2892,17 @@ static void print_medians_text(const struct stream_run *r, unsigned kernels)
 	printf(HLINE);
 }
 
+/* The run-rule verdict, after STREAM's lines and the medians. */
+static void print_run_rules_text(const struct stream_run *r)
+{
+	int i;
+	printf("Run rules: %s", r->verdict);
+	for (i = 0; i < r->nreasons; i++)
+		printf("%s%s", i ? "; " : " (", r->reason[i]);
+	printf("%s\n", r->nreasons ? ")" : "");
+	printf(HLINE);
+}
+
 /* The bandwidth keys of the JSON document (also those of `bench all`). */
 static void json_stream_body(const struct options *o, const struct stream_run *r)
 {
@@ -2865,6 +2997,13 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	if (kernels & (1u << K_READ))
 		json_bool("read_ok", r->read_ok);
 	json_close('}');
+	json_open("run_rules", '{');
+	json_str("verdict", r->verdict);
+	json_open("reasons", '[');
+	for (i = 0; i < r->nreasons; i++)
+		json_str(NULL, r->reason[i]);
+	json_close(']');
+	json_close('}');
 }
 
 /* Everything STREAM prints before it measures: the banner, threads,
@@ -2911,6 +3050,7 @@ static void stream_report_tail(const struct options *o,
 		print_validation_text(r, o->kernels);
 		printf(HLINE);
 		print_medians_text(r, o->kernels);
+		print_run_rules_text(r);
 	}
 }
 
@@ -3030,6 +3170,10 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	for (i = 0; i < 3; i++)
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
 	r->granularity = timer_granularity();
+	/* STREAM counts ticks of whole microseconds; the 20-tick rule, the
+	 * text and the warning all use that one tick */
+	r->tick = (r->granularity * 1e6 >= 1 ? (double)(int)(r->granularity * 1e6)
+		   : 1.0) * 1e-6;
 	t = now();
 #ifdef _OPENMP
 #pragma omp parallel
@@ -3067,11 +3211,12 @@ static void stream_measure(const struct options *o, struct stream_run *r)
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
+	stream_run_rules(o, r);
 	for (k = 0; k < NKERNELS; k++)
-		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->granularity)
+		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick)
 			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
 			     "increase --size", kernel_defs[k].name, r->min_t[k],
-			     r->granularity);
+			     r->tick);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
@@ -4868,6 +5013,8 @@ int main(int argc, char **argv)
 	struct system_info si;
 	int rc = 0;
 
+	cmd_argc = argc;
+	cmd_argv = argv;
 	parse_command_line(argc, argv, &o);
 	output_open(&o);
 	setup_threads(&o);
