@@ -1177,8 +1177,8 @@ step_run() {
 	return 0
 }
 
-# summary_stream_table: the seed's table, one row per step: the step's
-# parameters, the CPUs its threads ran on, then best MB/s per kernel (and
+# summary_stream_table: the table a STREAM report shows, one row per step:
+# the step's parameters, the CPUs its threads ran on, then best MB/s per kernel (and
 # % of peak when known).
 summary_stream_table() {
 	jq -s -r '

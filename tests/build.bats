@@ -127,6 +127,22 @@ strict_build() {
 	[ -s "$dir/provenance.txt" ]
 }
 
+@test "make run, matrix and bench-compare share one results root and WAIT_LOCK" {
+	[ -f "$MEMBENCH_ROOT/Makefile" ] || skip "run ./configure first"
+	# One root for all three, so a non-root user's lock (<root>/.lock) is
+	# the same lock; MEMBENCH_RESULTS chooses it unless RESULTS is given.
+	for target in run matrix bench-compare; do
+		run env -u MEMBENCH_RESULTS make -n -C "$MEMBENCH_ROOT" "$target" REF=s.c
+		assert_success
+		assert_output --partial -- '--results "results"'
+		refute_output --partial -- '--wait-lock'
+		run make -n -C "$MEMBENCH_ROOT" "$target" REF=s.c MEMBENCH_RESULTS=/tmp/r WAIT_LOCK=1
+		assert_output --partial -- '--results "/tmp/r" --wait-lock'
+		run make -n -C "$MEMBENCH_ROOT" "$target" REF=s.c MEMBENCH_RESULTS=/tmp/r RESULTS=/tmp/s
+		assert_output --partial -- '--results "/tmp/s"'
+	done
+}
+
 @test "make dist makes a tarball that configures, builds and validates" {
 	cd "$BATS_TEST_TMPDIR"
 	run make -C "$MEMBENCH_ROOT" dist

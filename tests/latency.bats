@@ -177,7 +177,7 @@ level() {
 		near($l[1].boundary_bytes; 2097152; 1.41)' >/dev/null
 }
 
-@test "detector: POWER9-like sizes from the seed, cycles from --mhz" {
+@test "detector: POWER9-like sizes (lat_mem_rd on POWER9), cycles from --mhz" {
 	run "$BENCH" latency --curve-in "$FIX/curve-power9.txt" --mhz 2000
 	assert_success
 	assert_output --regexp 'L1d 3[0-9.]+ KiB 1.0[0-9] ns 2.1 cyc \| L2 5[0-9.]+ KiB 4.2[0-9] ns'

@@ -181,12 +181,12 @@ load matrix_helper
 	refute_output --partial mcmodel
 }
 
-@test "the shipped matrices parse, and seed-report keeps its icc rows" {
-	for m in default seed-report hugepages; do
+@test "the shipped matrices parse, and xeon-e5-2670-report keeps its icc rows" {
+	for m in default xeon-e5-2670-report hugepages; do
 		run "$RUN_MATRIX" --dry-run --results "$BATS_TEST_TMPDIR/results" "$m"
 		assert_success
 	done
-	run "$RUN_MATRIX" --dry-run --results "$BATS_TEST_TMPDIR/results" seed-report
+	run "$RUN_MATRIX" --dry-run --results "$BATS_TEST_TMPDIR/results" xeon-e5-2670-report
 	if ! command -v icc >/dev/null; then
 		assert_equal "$(printf '%s\n' "$output" | grep -c '^0.*	icc .*compiler icc not found on PATH$')" 6
 	fi
