@@ -60,6 +60,7 @@
 #include <sys/mman.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -391,7 +392,10 @@ typedef __m128 vec_t;
 static void nt_fence(void) { _mm_sfence(); }
 #else
 #define HAVE_VEC_NT 0
-static void nt_fence(void) { }
+#if HAVE_NT
+/* The compiler's streaming stores are weakly ordered too. */
+static void nt_fence(void) { __sync_synchronize(); }
+#endif
 #endif
 
 /* The CPU the calling thread runs on, or -1 where the OS cannot say. */
@@ -495,6 +499,23 @@ static unsigned long long physical_memory(void)
 	if (pages <= 0 || psz <= 0)
 		return 0;
 	return (unsigned long long)pages * (unsigned long long)psz;
+}
+
+/* Whether x is a finite number, from its bits: -ffinite-math-only (and
+ * -Ofast) lets the compiler assume isfinite() is always true, and the
+ * checks that guard validation and input must not vanish with it. */
+static int finite_d(double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	return (bits >> 52 & 0x7ff) != 0x7ff;
+}
+
+/* x is above limit, or not a number at all: the comparison a check
+ * needs, which a NaN must fail in every build. */
+static int exceeds(double x, double limit)
+{
+	return !finite_d(x) || x > limit;
 }
 
 /* |x| without libm: fabs is a library call for some compilers (tcc), and
@@ -836,7 +857,7 @@ static double parse_positive(const char *flag, const char *s)
 		die("%s: missing number", flag);
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end || errno || !(v > 0) || !isfinite(v) || v > 1e9)
+	if (*end || errno || !finite_d(v) || !(v > 0) || v > 1e9)
 		die("%s: '%s' is not a positive number", flag, s);
 	return v;
 }
@@ -1263,6 +1284,24 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		if (p->mode == A_STATIC && p->regions > 1)
 			die("--alloc static: the static array holds one chase buffer, "
 			    "not %d", p->regions);
+		if (o->load_threads > 0) {
+			/* each load thread reads its own array, allocated later:
+			 * count it now, before anything is measured */
+			unsigned long long each = o->lat_max > LAT_LOAD_MIN_BYTES ?
+						  o->lat_max : LAT_LOAD_MIN_BYTES;
+			unsigned long long need = o->lat_max +
+						  each * (unsigned long long)o->load_threads;
+			/* the division keeps each * load_threads from overflowing */
+			if (phys && (each > phys ||
+				     (unsigned long long)o->load_threads > phys / each ||
+				     need > phys)) {
+				format_bytes(b1, sizeof(b1), each);
+				format_bytes(b2, sizeof(b2), phys);
+				die("--load-threads %d: the load threads read %d arrays "
+				    "of %s, more than this machine's physical memory "
+				    "(%s)", o->load_threads, o->load_threads, b1, b2);
+			}
+		}
 		p->bytes = (size_t)o->lat_max;
 	} else {
 		unsigned long long n = o->size, per, total;
@@ -1649,6 +1688,10 @@ static void setup_threads(const struct options *o)
 #ifdef _OPENMP
 	if (o->threads > 0)
 		omp_set_num_threads((int)o->threads);
+	/* however the count arrives (-t, OMP_NUM_THREADS), the same limit */
+	else if (omp_get_max_threads() > MAX_THREADS)
+		die("OMP_NUM_THREADS: %d threads is above the maximum %d",
+		    omp_get_max_threads(), MAX_THREADS);
 #else
 	if (o->threads > 1)
 		die("--threads %ld: this bench was built without OpenMP "
@@ -2066,8 +2109,26 @@ static void output_signal(int sig)
 	raise(sig);
 }
 
+/* Remove the temporary file on sig, unless the caller ignores sig (as
+ * nohup does SIGHUP): an ignored signal stays ignored. */
+static void output_on_signal(int sig)
+{
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
+		return;
+	signal(sig, output_signal);
+}
+
+/* --json-file PATH: refused up front unless PATH is a regular file or
+ * does not exist (never a device, a directory or a symlink, which root
+ * must not follow); the document goes into a new file that mkstemp
+ * creates beside PATH (O_EXCL: nothing planted is opened) and is renamed
+ * over PATH only when complete. */
 static void output_open(const struct options *o)
 {
+	struct stat st;
+	const char *slash;
+	int fd;
 	out.text = !o->json && !o->lmrd; /* lat_mem_rd: the curve alone */
 	if (o->json) {
 		out.json = stdout;
@@ -2076,26 +2137,39 @@ static void output_open(const struct options *o)
 	if (!o->json_path)
 		return;
 	out.path = o->json_path;
-	if ((size_t)snprintf(out.tmp, sizeof(out.tmp), "%s.tmp.%ld", out.path,
-			     (long)getpid()) >= sizeof(out.tmp))
+	if (lstat(out.path, &st) == 0 && !S_ISREG(st.st_mode))
+		die("--json-file %s: exists and is not a regular file", out.path);
+	slash = strrchr(out.path, '/');
+	if ((size_t)snprintf(out.tmp, sizeof(out.tmp), "%.*s.%s.XXXXXX",
+			     slash ? (int)(slash - out.path + 1) : 0, out.path,
+			     slash ? slash + 1 : out.path) >= sizeof(out.tmp))
 		die("--json-file: path is too long");
-	out.json = fopen(out.tmp, "w");
-	if (!out.json) {
+	fd = mkstemp(out.tmp);
+	if (fd < 0 || !(out.json = fdopen(fd, "w"))) {
 		out.tmp[0] = '\0';
 		die("--json-file %s: %s", out.path, strerror(errno));
 	}
 	atexit(output_discard);
-	signal(SIGINT, output_signal);
-	signal(SIGTERM, output_signal);
-	signal(SIGHUP, output_signal);
+	output_on_signal(SIGINT);
+	output_on_signal(SIGTERM);
+	output_on_signal(SIGHUP);
 }
 
+/* The run's output is complete: a result that was not written is a
+ * failure, on stdout as in the JSON file. */
 static void output_commit(void)
 {
+	mode_t mask;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("standard output: %s", strerror(errno ? errno : EIO));
 	if (!out.path)
 		return;
-	if (fclose(out.json) != 0 || rename(out.tmp, out.path) != 0)
-		die("--json-file %s: %s", out.path, strerror(errno));
+	mask = umask(0);
+	umask(mask); /* the mode fopen would have given, not mkstemp's 0600 */
+	if (fflush(out.json) != 0 || ferror(out.json) ||
+	    fchmod(fileno(out.json), 0666 & ~mask) != 0 || fclose(out.json) != 0 ||
+	    rename(out.tmp, out.path) != 0)
+		die("--json-file %s: %s", out.path, strerror(errno ? errno : EIO));
 	out.tmp[0] = '\0';
 }
 
@@ -2163,7 +2237,7 @@ static void json_str(const char *key, const char *v)
 static void json_num(const char *key, double v)
 {
 	json_sep(key);
-	if (isfinite(v))
+	if (finite_d(v))
 		fprintf(out.json, "%.9g", v);
 	else
 		fputs("null", out.json);
@@ -2375,6 +2449,7 @@ static int text_warnings(const char *prefix)
 	do {                                                                \
 		for (j = (lo); j < (hi); j++)                               \
 			__builtin_nontemporal_store((sval), &(dst)[j]);     \
+		nt_fence();                                                 \
 	} while (0)
 #endif
 
@@ -2613,7 +2688,8 @@ static void validate(struct stream_run *r, unsigned kernels)
 		if ((kernels & (1u << K_READ)) && k >= r->ncal) {
 			double want = (double)r->n * (double)aj;
 			r->expect[k - r->ncal] = want;
-			if (abs_d(r->sums[k - r->ncal] - want) > 1e-9 * abs_d(want))
+			if (exceeds(abs_d(r->sums[k - r->ncal] - want),
+				    1e-9 * abs_d(want)))
 				r->read_ok = 0;
 		}
 		if (kernels & (1u << K_WRITE))
@@ -2634,13 +2710,15 @@ static void validate(struct stream_run *r, unsigned kernels)
 		r->avg_abs[i] = sum / (double)r->n;
 		/* An expected 0 (c[] when nothing writes it) compares absolutely. */
 		r->avg_rel[i] = want != 0.0 ? r->avg_abs[i] / abs_d(want) : r->avg_abs[i];
-		if (r->avg_rel[i] > r->epsilon) {
+		/* a value that overflowed validates against nothing */
+		if (!finite_d(want) || exceeds(r->avg_rel[i], r->epsilon)) {
 			for (j = 0; j < r->n; j++) {
 				double x = (double)arr[i][j];
 				double e = want != 0.0 ? abs_d(x / want - 1.0) : abs_d(x);
-				if (e > r->epsilon)
+				if (!finite_d(want) || exceeds(e, r->epsilon))
 					bad++;
 			}
+			r->avg_rel[i] = finite_d(r->avg_rel[i]) ? r->avg_rel[i] : HUGE_VAL;
 			r->valid = 0;
 		}
 		r->nerr[i] = bad;
@@ -2666,8 +2744,8 @@ static unsigned long long replay_limit(unsigned kernels)
 			aj = bj + q * cj;
 		if (kernels & (1u << K_WRITE))
 			cj = q;
-		if (!isfinite((double)aj * 1e20) || !isfinite((double)bj * 1e20) ||
-		    !isfinite((double)cj * 1e20))
+		if (!finite_d((double)aj * 1e20) || !finite_d((double)bj * 1e20) ||
+		    !finite_d((double)cj * 1e20))
 			return k;
 	}
 	return k;
@@ -2853,7 +2931,7 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 	int i;
 	unsigned long long k;
 	for (i = 0; i < 3; i++) {
-		if (r->avg_rel[i] <= r->epsilon)
+		if (!exceeds(r->avg_rel[i], r->epsilon) && finite_d(r->expected[i]))
 			continue;
 		printf("Failed Validation on array %c[], AvgRelAbsErr > epsilon (%e)\n",
 		       array_names[i], r->epsilon);
@@ -2866,7 +2944,8 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 	}
 	if ((kernels & (1u << K_READ)) && !r->read_ok)
 		for (k = 0; k < r->ntimes; k++)
-			if (abs_d(r->sums[k] - r->expect[k]) > 1e-9 * abs_d(r->expect[k]))
+			if (exceeds(abs_d(r->sums[k] - r->expect[k]),
+				    1e-9 * abs_d(r->expect[k])))
 				printf("Failed Validation on Read: repetition %llu summed "
 				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
 	if (r->valid)
@@ -3738,8 +3817,8 @@ static double lat_ln(double x)
 {
 	double k = 0, z, z2, term, sum = 0;
 	int i;
-	if (!(x > 0))
-		return -HUGE_VAL;
+	if (!finite_d(x) || !(x > 0))
+		return x > 0 ? HUGE_VAL : -HUGE_VAL; /* no loop over infinity */
 	while (x >= 2) {
 		x /= 2;
 		k++;
@@ -3837,13 +3916,74 @@ static double lat_median3(double a, double b, double c)
  * LAT_PLATEAU_TOL of the stretch's median and within twice that of its
  * lowest point, and counts when it covers LAT_PLATEAU_MIN_PTS points
  * and LAT_PLATEAU_MIN_OCT octaves. */
+/* The running median of a growing window: a max-heap of its lower half
+ * (kept negated) and a min-heap of its upper half, so each point costs
+ * log n instead of a sort of the window, and a curve of a million points
+ * (--curve-in) is read in well under a second. */
+struct runmed {
+	double *lo, *hi;
+	int nlo, nhi;
+};
+
+static void heap_push(double *h, int *n, double v)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static double heap_pop(double *h, int *n)
+{
+	double top = h[0], v = h[--*n];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = v;
+	return top;
+}
+
+static void runmed_add(struct runmed *r, double v)
+{
+	if (r->nlo == 0 || v <= -r->lo[0])
+		heap_push(r->lo, &r->nlo, -v);
+	else
+		heap_push(r->hi, &r->nhi, v);
+	if (r->nlo > r->nhi + 1)
+		heap_push(r->hi, &r->nhi, -heap_pop(r->lo, &r->nlo));
+	else if (r->nhi > r->nlo)
+		heap_push(r->lo, &r->nlo, -heap_pop(r->hi, &r->nhi));
+}
+
+/* The same value median() gives for the window. */
+static double runmed_get(const struct runmed *r)
+{
+	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
+}
+
 static int lat_find_flats(const double *bytes, const double *ns, int n,
 			  struct lat_flat *out, int maxout)
 {
 	double tol = lat_ln(1.0 + LAT_PLATEAU_TOL);
-	double *s = malloc((size_t)(n > 0 ? n : 1) * sizeof(*s));
+	size_t cells = (size_t)(n > 0 ? n : 1);
+	double *s = malloc(cells * sizeof(*s));
+	struct runmed rm;
 	int i, m = 0;
-	if (!s)
+	rm.lo = malloc(cells * sizeof(double));
+	rm.hi = malloc(cells * sizeof(double));
+	if (!s || !rm.lo || !rm.hi)
 		die("out of memory for plateau detection");
 	for (i = 0; i < n; i++)
 		s[i] = lat_ln(ns[i] > 1e-6 ? ns[i] : 1e-6);
@@ -3855,12 +3995,15 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 	while (i < n) {
 		int j = i + 1;
 		double lo = s[i];
+		rm.nlo = rm.nhi = 0;
+		runmed_add(&rm, s[i]);
 		while (j < n) {
-			double med = median(s + i, (size_t)(j - i));
+			double med = runmed_get(&rm);
 			if (abs_d(s[j] - med) > tol || s[j] - lo > 2 * tol)
 				break;
 			if (s[j] < lo)
 				lo = s[j];
+			runmed_add(&rm, s[j]);
 			j++;
 		}
 		if (j - i >= LAT_PLATEAU_MIN_PTS &&
@@ -3900,6 +4043,8 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		out[i].boundary = at >= 0 ? lat_geomean(bytes[at], bytes[at + 1]) : 0;
 	}
 	free(s);
+	free(rm.lo);
+	free(rm.hi);
 	return m;
 }
 
@@ -3913,23 +4058,38 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
  * so): below the knee the model expects a flat line. */
 static double lat_fit_llc(const double *bytes, const double *ns, int n)
 {
-	double best = -1, pick = 0, mem;
+	/* With a = 1/l and K = C (l_mem - l_C), a point's relative error is
+	 * l_C a - 1 at or below C and l_mem a - 1 - K a/S above it, so the
+	 * squared errors of every candidate come from five running sums in
+	 * one pass each way: linear in the points, not quadratic. */
+	double best = -1, pick = 0, mem, *sum;
+	double pa = 0, pa2 = 0;
 	int c, i;
 	if (n < 4)
 		return 0;
 	mem = ns[n - 1];
+	sum = calloc((size_t)(n + 1) * 3, sizeof(*sum)); /* suffix sums */
+	if (!sum)
+		die("out of memory for the cache-size fit");
+	for (i = n - 1; i >= 0; i--) {
+		double a = 1 / ns[i], u = mem * a - 1, w = a / bytes[i];
+		sum[3 * i] = sum[3 * (i + 1)] + u * u;
+		sum[3 * i + 1] = sum[3 * (i + 1) + 1] + u * w;
+		sum[3 * i + 2] = sum[3 * (i + 1) + 2] + w * w;
+	}
 	for (c = 0; c < n - 2; c++) {
-		double err = 0;
-		for (i = 0; i < n; i++) {
-			double p = bytes[i] <= bytes[c] ? ns[c]
-				   : ns[c] + (1 - bytes[c] / bytes[i]) * (mem - ns[c]);
-			err += ((p - ns[i]) / ns[i]) * ((p - ns[i]) / ns[i]);
-		}
+		double a = 1 / ns[c], k = bytes[c] * (mem - ns[c]), err;
+		pa += a;
+		pa2 += a * a;
+		err = ns[c] * ns[c] * pa2 - 2 * ns[c] * pa + (c + 1) +
+		      sum[3 * (c + 1)] - 2 * k * sum[3 * (c + 1) + 1] +
+		      k * k * sum[3 * (c + 1) + 2];
 		if (best < 0 || err < best) {
 			best = err;
 			pick = bytes[c];
 		}
 	}
+	free(sum);
 	return pick;
 }
 
@@ -4782,6 +4942,9 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 			continue;
 		}
 		if (!eof && sscanf(line, "%lf %lf %c", &mb, &v, &extra) == 2) {
+			if (!finite_d(mb) || !finite_d(v) || mb > 1e9 || v > 1e9)
+				die("--curve-in %s:%d: a size or latency is not a finite "
+				    "number below 1e9", o->curve_in, lineno);
 			if (!(mb > 0) || !(v > 0) || (n && mb * 1048576.0 <= bytes[n - 1]))
 				die("--curve-in %s:%d: sizes must be positive and rising, "
 				    "latencies positive", o->curve_in, lineno);
