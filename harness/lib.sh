@@ -479,23 +479,36 @@ bind_setup() {
 	esac
 }
 
-# expected_cpu I T: where thread I of T should run, or "" when the OpenMP
-# rules leave it to the implementation (more threads than places, or an
-# uneven spread).
+# expected_cpu I T R: where thread I of T should run when thread 0 runs on
+# place R, or "" when the OpenMP rules leave it to the implementation (more
+# threads than places, or an uneven spread).  The OpenMP runtime assigns
+# places relative to the parent thread's place, and libgomp binds the
+# initial thread to the place it happens to be running on, so the pattern
+# may start at any place and wrap around: R is read from thread 0.
 expected_cpu() {
-	local i=$1 t=$2 p=${#PLACES[@]}
+	local i=$1 t=$2 r=$3 p=${#PLACES[@]}
 	[ "$p" -gt 0 ] && [ "$t" -le "$p" ] || return 0
 	case "$BIND_KIND" in
-	exact) printf '%s' "${PLACES[$i]}" ;;
-	omp-spread) [ $((p % t)) -eq 0 ] && printf '%s' "${PLACES[$((i * p / t))]}" ;;
+	exact) printf '%s' "${PLACES[$(((r + i) % p))]}" ;;
+	omp-spread) [ $((p % t)) -eq 0 ] && printf '%s' "${PLACES[$(((r + i * p / t) % p))]}" ;;
 	esac
 	return 0
+}
+
+# place_index CPU: CPU's index in PLACES, or 0 when it is not there (the
+# check then reports the thread outside the bound set).
+place_index() {
+	local k
+	for k in "${!PLACES[@]}"; do
+		[ "${PLACES[$k]}" != "$1" ] || { printf '%s' "$k"; return 0; }
+	done
+	printf 0
 }
 
 # verify_binding JSONFILE: compare .run.threads[].cpu with what the preset
 # asks.  Sets BIND_VERIFIED (true|false|null), BIND_OBSERVED, BIND_NOTE.
 verify_binding() {
-	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved
+	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved rot
 	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
 	mapfile -t pairs < <(jq -r '.run.threads[]? | "\(.thread) \(.cpu)"' "$json" 2>/dev/null)
 	# bench samples each thread's CPU before and after the kernels: a bound
@@ -513,6 +526,7 @@ verify_binding() {
 		return 0
 	fi
 	allowed=" ${PLACES[*]} "
+	rot=$(place_index "${pairs[0]#* }")
 	for pair in "${pairs[@]}"; do
 		i=${pair% *} cpu=${pair#* }
 		if ! is_uint "$cpu"; then
@@ -523,7 +537,7 @@ verify_binding() {
 		*" $cpu "*) ;;
 		*) bad="$bad thread $i ran on CPU $cpu, outside the bound set;" ;;
 		esac
-		exp=$(expected_cpu "$i" "$t")
+		exp=$(expected_cpu "$i" "$t" "$rot")
 		if [ -n "$exp" ] && [ "$exp" != "$cpu" ]; then
 			bad="$bad thread $i ran on CPU $cpu, expected $exp;"
 		fi

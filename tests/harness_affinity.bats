@@ -84,6 +84,20 @@ threads_json() {
 	[[ "$BIND_NOTE" == *'thread 1 ran on CPU 1, expected 4'* ]]
 }
 
+@test "verification: the pattern may start at the place thread 0 runs on, and wrap" {
+	# libgomp binds the initial thread to the place it is running on, and
+	# close assigns the others from there: compact order here is 0 4 1 5 ...
+	RUNTIME=libgomp
+	bind_setup close
+	threads_json 4 1 5
+	verify_binding "$BATS_TEST_TMPDIR/t.json"
+	[ "$BIND_VERIFIED" = true ]
+	threads_json 4 5 1
+	verify_binding "$BATS_TEST_TMPDIR/t.json"
+	[ "$BIND_VERIFIED" = false ]
+	[[ "$BIND_NOTE" == *'thread 1 ran on CPU 5, expected 1'* ]]
+}
+
 @test "verification: spread follows OpenMP on libgomp and scatter on libomp" {
 	RUNTIME=libgomp
 	bind_setup spread
