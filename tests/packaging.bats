@@ -38,7 +38,7 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in compare matrix run sweep-bind sweep-freq sweep-latency-pages \
+		for c in compare diff matrix run sweep-bind sweep-freq sweep-latency-pages \
 			sweep-size sweep-threads; do
 			echo "755 usr/local/bin/membench-$c"
 		done
@@ -113,6 +113,11 @@ print-docdir: ; @echo $(docdir)'
 	assert_output --partial "results (dry run, nothing built or run): $PWD/results/"
 	run "$inst/bin/membench-compare" --help
 	assert_success
+	# membench-diff compares two results from the installed tree
+	"$inst/bin/membench" -s 100000 -n 3 --json >a.json
+	run "$inst/bin/membench-diff" a.json a.json
+	assert_success
+	assert_output --partial "within noise"
 }
 
 @test "make uninstall removes every file install wrote, and nothing else" {

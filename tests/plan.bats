@@ -58,11 +58,7 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 
 @test "--size auto: the plan's size is the one the run uses" {
 	fake="$BATS_TEST_TMPDIR/sys"
-	d="$fake/devices/system/cpu/cpu0/cache/index3"
-	mkdir -p "$d"
-	echo 3 >"$d/level"
-	echo Unified >"$d/type"
-	echo 1M >"$d/size"
+	fake_llc "$fake" 1M 0
 	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
 	assert_success
@@ -92,14 +88,7 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 @test "STREAM's rule counts every last-level cache of the machine" {
 	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
 	fake="$BATS_TEST_TMPDIR/sys"
-	for cpu in 0 1; do
-		d="$fake/devices/system/cpu/cpu$cpu/cache/index3"
-		mkdir -p "$d"
-		echo 3 >"$d/level"
-		echo Unified >"$d/type"
-		echo 1M >"$d/size"
-		echo "$cpu" >"$d/shared_cpu_list" # one L3 per CPU: two L3s
-	done
+	fake_llc "$fake" 1M 0 1 # one L3 per CPU: two L3s
 	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
 	assert_success

@@ -4,20 +4,6 @@
 
 load test_helper
 
-# fake_llc DIR SIZE CPUS...: a sysfs whose L3 is SIZE, one per listed CPU
-fake_llc() {
-	local root="$1" size="$2" cpu d
-	shift 2
-	for cpu in "$@"; do
-		d="$root/devices/system/cpu/cpu$cpu/cache/index3"
-		mkdir -p "$d"
-		echo 3 >"$d/level"
-		echo Unified >"$d/type"
-		echo "$size" >"$d/size"
-		echo "$cpu" >"$d/shared_cpu_list"
-	done
-}
-
 verdict() { jq -r '[.run_rules.verdict] + .run_rules.reasons | join(" | ")' <<<"$output"; }
 
 @test "a run that keeps every rule is a standard STREAM result" {

@@ -275,11 +275,7 @@ load test_helper
 
 @test "--size auto applies STREAM's 4x rule to the reported last-level cache" {
 	fake="$BATS_TEST_TMPDIR/sys"
-	d="$fake/devices/system/cpu/cpu0/cache/index3"
-	mkdir -p "$d"
-	echo 3 >"$d/level"
-	echo Unified >"$d/type"
-	echo 1M >"$d/size"
+	fake_llc "$fake" 1M 0
 	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
 	assert_success

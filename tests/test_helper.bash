@@ -89,3 +89,19 @@ refused_by() {
 	}
 	[[ "$stderr" == bench:* ]]
 }
+
+# fake_llc ROOT SIZE CPU...: a fake sysfs under ROOT whose L3 is SIZE, one
+# per listed CPU (each its own shared_cpu_list, so several CPUs make several
+# caches).  Point MEMBENCH_SYSFS at ROOT.
+fake_llc() {
+	local root="$1" size="$2" cpu d
+	shift 2
+	for cpu in "$@"; do
+		d="$root/devices/system/cpu/cpu$cpu/cache/index3"
+		mkdir -p "$d"
+		echo 3 >"$d/level"
+		echo Unified >"$d/type"
+		echo "$size" >"$d/size"
+		echo "$cpu" >"$d/shared_cpu_list"
+	done
+}
