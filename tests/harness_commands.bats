@@ -46,6 +46,7 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		refute_output --regexp '(^|'$'\n'')#'
 	done
 	# No script prints its own lines as help.
+	# shellcheck disable=SC2046 # the script paths are meant to split
 	run grep -lE "sed -n '?[0-9]+,[0-9]+p'? \"\\\$0\"|awk .*\"\\\$0\"" $(printf "$HARNESS_REPO/%s " $SCRIPTS)
 	assert_output ''
 }

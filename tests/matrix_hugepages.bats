@@ -154,7 +154,9 @@ EOF
 	assert_equal "$(cat "$p/sys/vm/nr_hugepages")" 0
 	grep -q "^run-matrix: interrupted by SIGINT; restoring the machine" "$BATS_TEST_TMPDIR/log"
 	grep -q "^run-matrix: restored $p/sys/vm/nr_hugepages to '0'" "$BATS_TEST_TMPDIR/log"
+	# shellcheck disable=SC2144 # the run made exactly one results directory
 	[ -f "$BATS_TEST_TMPDIR"/results/*/*/INTERRUPTED ]
+	# shellcheck disable=SC2144
 	[ ! -e "$BATS_TEST_TMPDIR"/results/*/*/table.md ]
 	# The machine's own pool was never touched.
 	assert_equal "$(hugepages_state)" "$real_before"

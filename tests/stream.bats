@@ -207,6 +207,7 @@ load test_helper
 	run jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$out"
 	assert_success
 	awk -v a="$best" -v b="$output" 'BEGIN { exit !(a - b < 0.06 && b - a < 0.06) }'
+	# shellcheck disable=SC2010,SC2143 # names are bench's own, no odd characters
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '\.tmp\.')" ]
 }
 
@@ -221,6 +222,7 @@ load test_helper
 	kill -INT "$pid"
 	wait "$pid" || true
 	[ ! -e "$out" ]
+	# shellcheck disable=SC2010,SC2143 # names are bench's own, no odd characters
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '\.tmp\.')" ]
 }
 

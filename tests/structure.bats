@@ -7,8 +7,8 @@ load test_helper
 @test "ctags sees every function of bench.c, main and the mode entry points included" {
 	# Debian's universal-ctags installs ctags-universal; plain ctags may be
 	# another program
-	ctags=ctags-universal
-	command -v "$ctags" >/dev/null || ctags=ctags
+	ctags="ctags-universal"
+	command -v "$ctags" >/dev/null || ctags="ctags"
 	"$ctags" --version 2>/dev/null | grep -q 'Universal Ctags' ||
 		skip "Universal Ctags is not installed (apt-get install universal-ctags)"
 	run "$ctags" -x --c-kinds=f "$MEMBENCH_ROOT/bench.c"

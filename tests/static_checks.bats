@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# Static checks: shellcheck on every shell script and .bats file, and
+# cppcheck on bench.c with the committed .cppcheck-suppressions.xml.
+
+load test_helper
+
+# The excludes for .bats files, all idioms of this suite, not findings:
+#   SC2086  $TINY and flag lists are unquoted on purpose, to split
+#   SC2154  $stderr, $lines are set by bats' run --separate-stderr
+#   SC2016  single-quoted sh -c / awk programs expand nothing on purpose
+#   SC2015  `A && B || { echo why; return 1; }` is the failure idiom
+BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
+
+@test "shellcheck: every script in harness/, matrix/, setup, .ci/run, tests/*.bash" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	cd "$MEMBENCH_ROOT"
+	local f scripts=()
+	for f in harness/* matrix/* setup .ci/run tests/*.bash; do
+		[ -f "$f" ] || continue
+		case "$f" in *.sh | *.bash) ;; *) head -n 1 "$f" | grep -q '^#!.*sh' || continue ;; esac
+		scripts+=("$f")
+	done
+	[ "${#scripts[@]}" -gt 10 ]
+	run shellcheck -x "${scripts[@]}"
+	assert_success
+}
+
+@test "shellcheck: every .bats file, with the documented excludes" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	cd "$MEMBENCH_ROOT"
+	run shellcheck -x --shell=bash -e "$BATS_EXCLUDES" tests/*.bats
+	assert_success
+}
+
+@test "cppcheck: bench.c is clean but for the committed suppressions" {
+	command -v cppcheck >/dev/null || skip "cppcheck is not installed"
+	cd "$MEMBENCH_ROOT"
+	run cppcheck --enable=warning,portability,performance --error-exitcode=1 -q \
+		--std=c99 --suppress-xml=.cppcheck-suppressions.xml bench.c
+	assert_success
+	assert_output ""
+}
