@@ -80,6 +80,21 @@ is_posint() { is_uint "$1" && [ "$1" -gt 0 ]; }
 is_root() { [ "${MEMBENCH_UID:-$(id -u)}" = 0 ]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# check_component WHAT VALUE: VALUE becomes one path component (a results
+# directory name): letters, digits, '.', '_' and '-', not starting with '.'
+# or '-', at most 64 characters, one line.  Refuse anything else, in one
+# line (%q shows a newline or a quote without breaking it).  The whole
+# string must match: [[ =~ ]] anchors at the ends of the string, not of
+# each line as grep does.
+COMPONENT_MAX=64
+is_component() {
+	[[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]] && [ ${#1} -le "$COMPONENT_MAX" ]
+}
+check_component() {
+	is_component "$2" ||
+		die "$1 must be one path component of at most $COMPONENT_MAX letters, digits, '.', '_' or '-', not starting with '.' or '-'; not $(printf '%q' "$2")"
+}
+
 print_version() { printf '%s (membench) %s\n' "$PROG" "$MEMBENCH_VERSION"; }
 
 # The options every membench command takes, in its own usage text too.
@@ -165,9 +180,7 @@ parse_common_opt() {
 	--smt) case "$2" in on|off) OPT_SMT=$2 ;; *) die "--smt wants on or off, not '$2'" ;; esac ;;
 	--prefetch) case "$2" in on|off) OPT_PREFETCH=$2 ;;
 		*) die "--prefetch wants off (or on, the default), not '$2'" ;; esac ;;
-	--label) printf '%s' "$2" | grep -Eq '^[A-Za-z0-9._-]+$' \
-		|| die "--label may hold only letters, digits, '.', '_' and '-', not '$2'"
-		OPT_LABEL=$2 ;;
+	--label) check_component --label "$2"; OPT_LABEL=$2 ;;
 	--bench) BENCH=$2 ;;
 	--omp-runtime) case "$2" in libgomp|libomp|libiomp5|none) OPT_RUNTIME=$2 ;;
 		*) die "--omp-runtime wants libgomp, libomp, libiomp5 or none, not '$2'" ;; esac ;;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# Hardening: values that become path components, the results root, the
+# huge page bound, the lock before any state, and the recovery journal.
+
+load test_helper
+load harness_helper
+
+setup() { harness_setup; }
+
+RUN=$HARNESS_REPO/harness/run
+
+@test "a label must be one safe path component: newline, \$(...), '/', leading '.' or '-', or too long is refused in one line" {
+	nl='a
+$(touch pwned)'
+	for bad in "$nl" 'a/b' '.hidden' '-x' '..' '' 'a b' "a'b" "$(printf 'x%.0s' $(seq 65))"; do
+		run "$RUN" --label "$bad" -- -s 1000
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		assert_output --partial 'run: --label must be one path component'
+	done
+	[ ! -e "$MEMBENCH_RESULTS" ]
+	[ ! -e pwned ] && [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+	[ ! -e "$FAKE_BENCH_LOG" ]
+	# The longest and the odd-but-safe ones still go through.
+	run "$RUN" --label "_a.b-1$(printf 'x%.0s' $(seq 58))" -- -s 1000
+	assert_success
+}
+
+@test "bench-compare: a --variant name becomes a file name and must be one safe component" {
+	run "$HARNESS_REPO/harness/bench-compare" --ref "$HARNESS_REPO/bench.c" --variant '../x=-t 1'
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial 'bench-compare: --variant NAME must be one path component'
+}
