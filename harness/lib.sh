@@ -116,6 +116,8 @@ parse_std_opt() {
 	--version) print_version; exit 0 ;;
 	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
 	--results) [ $# -ge 2 ] || die "option $1 needs a value"
+		# An empty root would put results/<host>/ under the filesystem root.
+		[ -n "$2" ] || die "--results needs a directory, not an empty string"
 		RESULTS_ROOT=$2; CONSUMED=2 ;;
 	*) return 1 ;;
 	esac
@@ -921,7 +923,11 @@ make_results_dir() {
 	host=$(host_name)
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	base=$RESULTS_ROOT/$host/$stamp-${OPT_LABEL:-$PROG}
-	mkdir -p "$RESULTS_ROOT/$host" || die "cannot create $RESULTS_ROOT/$host"
+	[ -n "$RESULTS_ROOT" ] || die "the results root is empty (pass --results DIR)"
+	[ ! -e "$RESULTS_ROOT" ] || [ -d "$RESULTS_ROOT" ] ||
+		die "the results root $(printf '%q' "$RESULTS_ROOT") is not a directory"
+	mkdir -p "$RESULTS_ROOT/$host" 2>/dev/null ||
+		die "cannot create the results directory $(printf '%q' "$RESULTS_ROOT/$host")"
 	dir=$base
 	# mkdir is atomic: whoever creates the directory owns it.
 	until mkdir "$dir" 2>/dev/null; do

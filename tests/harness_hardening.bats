@@ -33,3 +33,22 @@ $(touch pwned)'
 	assert_equal "${#lines[@]}" 1
 	assert_output --partial 'bench-compare: --variant NAME must be one path component'
 }
+
+@test "an empty --results, or a results root that is not a directory, is refused in one line" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$RUN" --results '' -- -s 1000
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output 'run: --results needs a directory, not an empty string'
+	[ ! -e "$FAKE_BENCH_LOG" ]
+	[ ! -e "/$(hostname -s)" ]
+	echo file >"$BATS_TEST_TMPDIR/notadir"
+	run "$RUN" --results "$BATS_TEST_TMPDIR/notadir" -- -s 1000
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output "run: the results root $BATS_TEST_TMPDIR/notadir is not a directory"
+	run "$RUN" --results "$BATS_TEST_TMPDIR/notadir/sub" -- -s 1000
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "run: cannot create the results directory $BATS_TEST_TMPDIR/notadir/sub/"
+}

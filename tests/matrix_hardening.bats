@@ -21,3 +21,19 @@ $(touch pwned).matrix'
 	assert_failure 2
 	assert_output --partial "memory mode ../memory/plain is not a file name in matrix/memory"
 }
+
+@test "a results path with a quote and a space: every cell builds, nothing is left behind" {
+	need_compiler gcc
+	m=$(write_matrix quoted 'gcc | -O2 ; -O1 | | plain | 1')
+	root="$BATS_TEST_TMPDIR/it's a \"dir\""
+	run "$RUN_MATRIX" --size 100000 --ntimes 3 --results "$root" "$m"
+	assert_success
+	dir=$(results_dir)
+	[[ "$dir" == "$root/"* ]]
+	for n in 1 2; do assert_regex "$(table_row "$dir" "$n")" '\| ok \|'; done
+	assert_equal "$(sed -n 's/^build_status = //p' "$dir/cells/001/cell.info" "$dir/cells/002/cell.info" | tr '\n' ' ')" '0 0 '
+	# Nothing outside the results directory, nothing stray inside it.
+	assert_equal "$(find "$BATS_TEST_TMPDIR" -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')" \
+		"$(printf '%s\n' "$BATS_TEST_TMPDIR/lock" "$m" "$root" | sort | tr '\n' ' ')"
+	[ -z "$(find "$dir" -name 'build.list' -o -name '.*.tmp.*')" ]
+}
