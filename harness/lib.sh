@@ -695,7 +695,31 @@ apply_thp() {
 # apply_hugepages N: reserve, then check the kernel really did; it silently
 # reserves fewer when memory is fragmented.  HUGEPAGES_PROBLEM says why the
 # pool could not be written at all (empty when it could).
-HUGEPAGES_GOT='' HUGEPAGES_PROBLEM=''
+# A pool that does not fit is refused (exit 2), or with HUGEPAGES_TOO_MANY=skip
+# (run-matrix, which then skips the cells) left in HUGEPAGES_PROBLEM.
+HUGEPAGES_GOT='' HUGEPAGES_PROBLEM='' HUGEPAGES_TOO_MANY=die
+HUGEPAGES_MARGIN_PCT=10
+
+# meminfo_kb KEY: KEY's value in $PROCFS/meminfo (kB), empty when absent.
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2; exit }' "$PROCFS/meminfo" 2>/dev/null; }
+
+# hugepages_overcommit WANT CUR: say why growing the pool from CUR to WANT
+# pages would not fit, or return 1 when it fits.  The growth, (WANT - CUR)
+# x Hugepagesize (pages already in the pool are not in MemAvailable), must
+# stay below MemAvailable minus HUGEPAGES_MARGIN_PCT% of MemTotal, which is
+# left for the kernel, bench's own pages and everything else running.
+# Without MemAvailable (kernels before 3.14) nothing is checked.
+hugepages_overcommit() {
+	local want=$1 cur=$2 size total avail margin grow
+	size=$(meminfo_kb Hugepagesize) total=$(meminfo_kb MemTotal) avail=$(meminfo_kb MemAvailable)
+	is_posint "$size" && is_uint "$total" && is_uint "$avail" && is_uint "$cur" || return 1
+	[ "$want" -gt "$cur" ] || return 1
+	grow=$(((want - cur) * size)) margin=$((total * HUGEPAGES_MARGIN_PCT / 100))
+	[ "$grow" -ge $((avail - margin)) ] || return 1
+	printf -- '--hugepages %s does not fit: %s more pages of %s kB are %s kB, and MemAvailable %s kB minus a margin of %s kB (%s%% of MemTotal %s kB) leaves %s kB' \
+		"$want" $((want - cur)) "$size" "$grow" "$avail" "$margin" "$HUGEPAGES_MARGIN_PCT" "$total" $((avail - margin))
+}
+
 apply_hugepages() {
 	local want=$1 cur got
 	HUGEPAGES_PROBLEM=''
@@ -705,6 +729,11 @@ apply_hugepages() {
 		return 0
 	fi
 	cur=$(knob_current "$NR_HUGEPAGES_FILE")
+	if HUGEPAGES_PROBLEM=$(hugepages_overcommit "$want" "$cur"); then
+		[ "$HUGEPAGES_TOO_MANY" = skip ] || die "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
+	HUGEPAGES_PROBLEM=''
 	if ! is_root; then
 		HUGEPAGES_PROBLEM="needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"
 		not_applied hugepages "$HUGEPAGES_PROBLEM"

@@ -52,3 +52,25 @@ $(touch pwned)'
 	assert_equal "${#lines[@]}" 1
 	assert_output --partial "run: cannot create the results directory $BATS_TEST_TMPDIR/notadir/sub/"
 }
+
+@test "--hugepages N that would not fit in MemAvailable minus 10% of MemTotal is refused, with the numbers" {
+	# 20000000 kB available - 2400000 kB margin = 17600000 kB = 8593.75 pages of 2048 kB.
+	before=$(tree_digest)
+	for args in '--hugepages 8594' '--dry-run --hugepages 8594' '--hugepages 99999999'; do
+		read -r -a a <<<"$args"
+		run "$RUN" "${a[@]}" -- -s 1000
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+	done
+	run "$RUN" --hugepages 8594 -- -s 1000
+	assert_output 'run: --hugepages 8594 does not fit: 8594 more pages of 2048 kB are 17600512 kB, and MemAvailable 20000000 kB minus a margin of 2400000 kB (10% of MemTotal 24000000 kB) leaves 17600000 kB'
+	assert_equal "$(tree_digest)" "$before"
+	! grep -qs -- --json-file "$FAKE_BENCH_LOG"
+	# Pages already in the pool are not in MemAvailable: only the growth counts.
+	echo 100 >"$MEMBENCH_PROCFS/sys/vm/nr_hugepages"
+	run "$RUN" --hugepages 8693 -- -s 1000
+	assert_success
+	assert_equal "$(cat "$MEMBENCH_PROCFS/sys/vm/nr_hugepages")" 100
+	run "$RUN" --hugepages 8694 -- -s 1000
+	assert_failure 2
+}
