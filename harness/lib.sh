@@ -228,6 +228,9 @@ save_for_restore() {
 		[ "${RESTORE_KIND[$i]}" = "$1" ] && [ "${RESTORE_TARGET[$i]}" = "$2" ] && return 0
 	done
 	RESTORE_KIND+=("$1") RESTORE_TARGET+=("$2") RESTORE_VALUE+=("$3")
+	# On disk before the change, so a run killed with SIGKILL (or a power
+	# cut) leaves the original for the next one.
+	journal_write
 }
 
 # saved_value KIND TARGET: the value a knob had before we first touched it.
@@ -258,9 +261,13 @@ write_freq_range() {
 }
 
 # restore_all: undo every change, newest first.  Safe to call twice.
+# What could not be put back stays in RESTORE_* and in the journal, and
+# sets RESTORE_FAILED.
+RESTORE_FAILED=0
 restore_all() {
-	local i kind target value now min max
+	local i kind target value now min max fk=() ft=() fv=() failed
 	for ((i = ${#RESTORE_KIND[@]} - 1; i >= 0; i--)); do
+		failed=0
 		kind=${RESTORE_KIND[$i]} target=${RESTORE_TARGET[$i]} value=${RESTORE_VALUE[$i]}
 		case "$kind" in
 		file)
@@ -270,6 +277,7 @@ restore_all() {
 				note "restored $target to '$value'"
 			else
 				printf '%s: RESTORE FAILED: %s is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+				failed=1
 			fi
 			;;
 		minmax)
@@ -280,6 +288,7 @@ restore_all() {
 				note "restored $target min/max to $value kHz"
 			else
 				printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+				failed=1
 			fi
 			;;
 		mount)
@@ -287,6 +296,7 @@ restore_all() {
 				note "unmounted the hugetlbfs at $target"
 			else
 				printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
+				failed=1
 			fi
 			;;
 		ppc64_smt | ppc64_dscr)
@@ -294,11 +304,89 @@ restore_all() {
 				note "restored ppc64_cpu --${kind#ppc64_}=$value"
 			else
 				printf '%s: RESTORE FAILED: ppc64_cpu --%s=%s\n' "$PROG" "${kind#ppc64_}" "$value" >&2
+				failed=1
 			fi
 			;;
 		esac
+		if [ "$failed" = 1 ]; then
+			RESTORE_FAILED=1
+			fk=("$kind" ${fk[@]+"${fk[@]}"}) ft=("$target" ${ft[@]+"${ft[@]}"}) fv=("$value" ${fv[@]+"${fv[@]}"})
+		fi
 	done
+	RESTORE_KIND=(${fk[@]+"${fk[@]}"}) RESTORE_TARGET=(${ft[@]+"${ft[@]}"}) RESTORE_VALUE=(${fv[@]+"${fv[@]}"})
+	journal_write
+}
+
+# ------------------------------------------------------- journal
+# JOURNAL, a file in the lock directory, holds the original of every value
+# this run changed: written before the first change and after each new one,
+# removed once everything is back.  A run killed where no trap runs
+# (SIGKILL, a power cut) leaves it; the next command that takes the lock
+# (or harness/restore) reads it, says what was left changed, puts it back
+# and removes that run's hidden temporary files, before it saves anything.
+# Lines: "pid N: command", "results<TAB>DIR", then KIND<TAB>TARGET<TAB>VALUE.
+JOURNAL='' RECOVERED=0
+journal_write() {
+	local i tmp
+	[ -n "$JOURNAL" ] || return 0
+	tmp=$(mktemp "${JOURNAL%/*}/.journal.XXXXXX") || die "cannot write the journal in ${JOURNAL%/*}"
+	{
+		printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" | tr -d '\t' | head -n 1
+		[ -z "$RESULTS_DIR" ] || printf 'results\t%s\n' "$RESULTS_DIR"
+		for i in "${!RESTORE_KIND[@]}"; do
+			printf '%s\t%s\t%s\n' "${RESTORE_KIND[$i]}" "${RESTORE_TARGET[$i]}" "${RESTORE_VALUE[$i]}"
+		done
+	} >"$tmp" || { rm -f "$tmp"; die "cannot write the journal $JOURNAL"; }
+	mv -f "$tmp" "$JOURNAL" || { rm -f "$tmp"; die "cannot write the journal $JOURNAL"; }
+}
+
+# journal_now KIND TARGET: what the machine holds now, as the journal
+# records it.
+journal_now() {
+	case "$1" in
+	file) knob_current "$2" ;;
+	minmax) printf '%s %s' "$(knob_current "$2/scaling_min_freq")" "$(knob_current "$2/scaling_max_freq")" ;;
+	mount) if [ -d "$2" ]; then printf 'mounted'; else printf ''; fi ;;
+	*) printf '?' ;;
+	esac
+}
+
+# recover_journal: a journal left by a run that did not finish its restore.
+recover_journal() {
+	local line holder='' results='' kind target value now changed=''
+	[ -f "$JOURNAL" ] || return 0
+	RECOVERED=1
 	RESTORE_KIND=() RESTORE_TARGET=() RESTORE_VALUE=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		'pid '*) holder=$line ;;
+		results$'\t'*) results=${line#results$'\t'} ;;
+		*$'\t'*$'\t'*)
+			kind=${line%%$'\t'*} value=${line##*$'\t'} target=${line#*$'\t'} target=${target%$'\t'*}
+			case "$kind" in file|minmax|mount|ppc64_smt|ppc64_dscr) ;; *) continue ;; esac
+			RESTORE_KIND+=("$kind") RESTORE_TARGET+=("$target") RESTORE_VALUE+=("$value")
+			now=$(journal_now "$kind" "$target")
+			if [ "$kind" = mount ]; then
+				[ "$now" != mounted ] || changed="$changed${changed:+, }hugetlbfs still mounted at $target"
+			elif [ "$now" != "$value" ]; then
+				changed="$changed${changed:+, }$target is '$now', was '$value'"
+			fi
+			;;
+		esac
+	done <"$JOURNAL"
+	if [ -n "$changed" ]; then
+		warn "a previous run (${holder:-unknown}) ended without restoring the machine and left changed: $changed; restoring it now from $JOURNAL"
+	else
+		note "a previous run (${holder:-unknown}) ended without finishing its restore; nothing it changed is left changed"
+	fi
+	restore_all
+	if [ -n "$results" ] && [ -d "$results" ]; then
+		rm -f "$results"/.*.tmp.* 2>/dev/null || true
+		note "removed the temporary files it left in $results"
+	fi
+	[ "$RESTORE_FAILED" = 0 ] ||
+		die "could not restore what a previous run left changed (see RESTORE FAILED above); the journal $JOURNAL keeps it: fix it by hand, then run harness/restore"
+	rm -f "$JOURNAL"
 }
 
 record_setting() { SETTINGS+=("$1"); }
@@ -965,6 +1053,7 @@ make_results_dir() {
 		dir=$base.$n
 	done
 	RESULTS_DIR=$(cd "$dir" && pwd)
+	journal_write # so a killed run's hidden temporary files can be found
 }
 
 # ------------------------------------------------------- lock
@@ -1021,6 +1110,10 @@ take_lock() {
 		flock "$LOCK_FD"
 	fi
 	printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" >"$file"
+	# Under the lock, before any state is saved: what a killed run left.
+	JOURNAL=$dir/journal
+	recover_journal
+	journal_write
 }
 
 # ------------------------------------------------------- progress
@@ -1057,6 +1150,13 @@ on_exit() {
 	set +f
 	restore_all
 	[ -z "$RESULTS_DIR" ] || rm -f "$RESULTS_DIR"/.*.tmp.* 2>/dev/null || true
+	if [ -n "$JOURNAL" ]; then
+		if [ "$RESTORE_FAILED" = 0 ]; then
+			rm -f "$JOURNAL"
+		else
+			note "the journal $JOURNAL keeps what could not be restored; harness/restore retries it"
+		fi
+	fi
 	if [ "$INTERRUPTED" = 1 ] && [ -n "$RESULTS_DIR" ] && [ -d "$RESULTS_DIR" ]; then
 		interrupted_note >"$RESULTS_DIR/INTERRUPTED"
 	fi

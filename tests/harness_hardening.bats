@@ -74,3 +74,75 @@ $(touch pwned)'
 	run "$RUN" --hugepages 8694 -- -s 1000
 	assert_failure 2
 }
+
+# start_killable ARGS...: harness/run ARGS in a process group of its own
+# with a slow fake bench, until that bench has started; PGID is the group.
+start_killable() {
+	FAKE_BENCH_SLEEP=30 setsid "$RUN" "$@" >"$BATS_TEST_TMPDIR/first.out" 2>&1 &
+	PGID=$!
+	for _ in $(seq 100); do grep -qs -- '--json-file' "$FAKE_BENCH_LOG" && break; sleep 0.1; done
+	grep -q -- '--json-file' "$FAKE_BENCH_LOG"
+}
+
+THP=kernel/mm/transparent_hugepage/enabled
+
+@test "a second run while the first holds the lock changes nothing and saves nothing" {
+	start_killable --thp always --hugepages 4 --label first
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" always
+	before=$(tree_digest)
+	journal=$(cat "$MEMBENCH_LOCK_DIR/journal")
+	for cmd in "harness/run --thp never --hugepages 8 --required --label second" \
+		"harness/run --thp never --hugepages 8 --label second" \
+		"harness/sweep-latency-pages --modes thp-never" \
+		"harness/sweep-freq --freqs 2000 --required" \
+		"harness/restore"; do
+		read -r -a argv <<<"$cmd"
+		run "$HARNESS_REPO/${argv[0]}" "${argv[@]:1}"
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		assert_output --partial 'another membench command is measuring'
+		assert_equal "$(tree_digest)" "$before"
+		assert_equal "$(cat "$MEMBENCH_LOCK_DIR/journal")" "$journal"
+	done
+	[ -z "$(find "$MEMBENCH_RESULTS" -maxdepth 2 -name '*second*')" ]
+	kill -TERM "$PGID"; wait "$PGID" || true
+	# The first one restores its own originals, not the second's view.
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" madvise
+	[ ! -e "$MEMBENCH_LOCK_DIR/journal" ]
+}
+
+@test "after kill -9 the journal is left; the next run says what was left changed, restores it before saving anything" {
+	start_killable --thp always --hugepages 4 --label killed
+	dir=$(result_dir)
+	[ -n "$(find "$dir" -name '.*.tmp.*')" ]
+	grep -q "^file	$MEMBENCH_SYSFS/$THP	madvise$" "$MEMBENCH_LOCK_DIR/journal"
+	kill -KILL -- -"$PGID"; wait "$PGID" || true
+	# No trap ran: the machine is still changed.
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" always
+	assert_equal "$(cat "$MEMBENCH_PROCFS/sys/vm/nr_hugepages")" 4
+	run "$RUN" --label next -- -s 1000
+	assert_success
+	assert_output --regexp "run: warning: a previous run \\(pid [0-9]+: run --thp always --hugepages 4 --label killed\\) ended without restoring the machine and left changed: $MEMBENCH_SYSFS/$THP is 'always', was 'madvise', $MEMBENCH_PROCFS/sys/vm/nr_hugepages is '4', was '0'; restoring it now"
+	assert_output --partial "run: restored $MEMBENCH_SYSFS/$THP to 'madvise'"
+	assert_output --partial "run: removed the temporary files it left in $dir"
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" madvise
+	assert_equal "$(cat "$MEMBENCH_PROCFS/sys/vm/nr_hugepages")" 0
+	[ -z "$(find "$dir" -name '.*.tmp.*')" ]
+	[ ! -e "$MEMBENCH_LOCK_DIR/journal" ]
+	# The state saved as "before" is the restored one.
+	grep -A1 '^## THP and huge pages before the run' "$(find "$MEMBENCH_RESULTS" -path '*-next/provenance.txt')" | grep -qx 'thp enabled: madvise'
+}
+
+@test "harness/restore puts back what a killed run left, and says when there is nothing" {
+	start_killable --thp never --label killed
+	kill -KILL -- -"$PGID"; wait "$PGID" || true
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" never
+	run "$HARNESS_REPO/harness/restore"
+	assert_success
+	assert_output --partial "left changed: $MEMBENCH_SYSFS/$THP is 'never', was 'madvise'"
+	assert_equal "$(cat "$MEMBENCH_SYSFS/$THP")" madvise
+	[ ! -e "$MEMBENCH_LOCK_DIR/journal" ]
+	run "$HARNESS_REPO/harness/restore"
+	assert_success
+	assert_output "restore: no journal in $MEMBENCH_LOCK_DIR: nothing was left to restore"
+}
