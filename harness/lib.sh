@@ -1025,8 +1025,11 @@ atomic_write() {
 	local dest=$1 tmp
 	[ ! -e "$dest" ] || die "refusing to overwrite $dest"
 	tmp="$(dirname "$dest")/.$(basename "$dest").tmp.$$"
-	cat >"$tmp"
-	mv "$tmp" "$dest"
+	# A full disk or a read-only file system: one line, exit status 2.
+	if ! cat >"$tmp" 2>/dev/null || ! mv "$tmp" "$dest" 2>/dev/null; then
+		rm -f "$tmp" 2>/dev/null || true
+		die "cannot write $dest (disk full or read-only?)"
+	fi
 }
 
 # host_name: the short host name results are filed under.

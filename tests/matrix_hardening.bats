@@ -37,3 +37,35 @@ $(touch pwned).matrix'
 		"$(printf '%s\n' "$BATS_TEST_TMPDIR/lock" "$m" "$root" | sort | tr '\n' ' ')"
 	[ -z "$(find "$dir" -name 'build.list' -o -name '.*.tmp.*')" ]
 }
+
+@test "exit status: 1 and the cell named when a cell fails validation" {
+	need_compiler gcc
+	m=$(write_matrix corrupt 'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' 'gcc | -O2 | | plain | 1')
+	tiny_matrix "$m"
+	assert_failure 1
+	assert_equal "${lines[-1]}" 'run-matrix: cells that failed: 001 (FAILED validation)'
+	assert_regex "$(table_row "$(sed -n 's/^results: //p' <<<"$output")" 2)" '\| ok \|'
+}
+
+@test "exit status: 1 when every cell is skipped, with a final message" {
+	m=$(write_matrix none 'no-such-cc-42 | -O2 | | plain | 1')
+	MATRIX_COMPILERS=no-such-cc-42 tiny_matrix "$m"
+	assert_failure 1
+	assert_equal "${lines[-1]}" 'run-matrix: every cell was skipped: nothing was measured (see the table for why)'
+}
+
+@test "exit status: 2 when the results disk is full, named as a write failure, not a build failure" {
+	need_compiler gcc
+	command -v unshare >/dev/null || skip "no unshare"
+	m=$(write_matrix full 'gcc | -O2 | | plain | 1')
+	root=$BATS_TEST_TMPDIR/full
+	mkdir "$root"
+	# A 64 KiB tmpfs in a mount namespace of the test's own: room for the
+	# cell's scripts, not for its bench binary.
+	run unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 77; shift; exec "$@"' sh "$root" \
+		"$RUN_MATRIX" --size 100000 --ntimes 3 --results "$root" "$m"
+	[ "$status" != 77 ] || skip "cannot mount a tmpfs here"
+	assert_failure 2
+	assert_regex "${lines[-1]}" '^run-matrix: (results writes failed, the results are incomplete: cells/001 \(the build could not write its results\)|cannot write .*\(disk full or read-only\?\))'
+	refute_output --partial 'skipped: build failed'
+}
