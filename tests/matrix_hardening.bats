@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# shellcheck disable=SC2030,SC2031,SC2016 # bats runs each test in a subshell on purpose
 # Hardening of run-matrix: names that become path components, results
 # paths with quotes and spaces, and an exit status that tells failures.
 
