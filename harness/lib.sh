@@ -80,6 +80,21 @@ is_posint() { is_uint "$1" && [ "$1" -gt 0 ]; }
 is_root() { [ "${MEMBENCH_UID:-$(id -u)}" = 0 ]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# check_component WHAT VALUE: VALUE becomes one path component (a results
+# directory name): letters, digits, '.', '_' and '-', not starting with '.'
+# or '-', at most 64 characters, one line.  Refuse anything else, in one
+# line (%q shows a newline or a quote without breaking it).  The whole
+# string must match: [[ =~ ]] anchors at the ends of the string, not of
+# each line as grep does.
+COMPONENT_MAX=64
+is_component() {
+	[[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]] && [ ${#1} -le "$COMPONENT_MAX" ]
+}
+check_component() {
+	is_component "$2" ||
+		die "$1 must be one path component of at most $COMPONENT_MAX letters, digits, '.', '_' or '-', not starting with '.' or '-'; not $(printf '%q' "$2")"
+}
+
 print_version() { printf '%s (membench) %s\n' "$PROG" "$MEMBENCH_VERSION"; }
 
 # The options every membench command takes, in its own usage text too.
@@ -101,6 +116,8 @@ parse_std_opt() {
 	--version) print_version; exit 0 ;;
 	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
 	--results) [ $# -ge 2 ] || die "option $1 needs a value"
+		# An empty root would put results/<host>/ under the filesystem root.
+		[ -n "$2" ] || die "--results needs a directory, not an empty string"
 		RESULTS_ROOT=$2; CONSUMED=2 ;;
 	*) return 1 ;;
 	esac
@@ -165,9 +182,7 @@ parse_common_opt() {
 	--smt) case "$2" in on|off) OPT_SMT=$2 ;; *) die "--smt wants on or off, not '$2'" ;; esac ;;
 	--prefetch) case "$2" in on|off) OPT_PREFETCH=$2 ;;
 		*) die "--prefetch wants off (or on, the default), not '$2'" ;; esac ;;
-	--label) printf '%s' "$2" | grep -Eq '^[A-Za-z0-9._-]+$' \
-		|| die "--label may hold only letters, digits, '.', '_' and '-', not '$2'"
-		OPT_LABEL=$2 ;;
+	--label) check_component --label "$2"; OPT_LABEL=$2 ;;
 	--bench) BENCH=$2 ;;
 	--omp-runtime) case "$2" in libgomp|libomp|libiomp5|none) OPT_RUNTIME=$2 ;;
 		*) die "--omp-runtime wants libgomp, libomp, libiomp5 or none, not '$2'" ;; esac ;;
@@ -213,6 +228,9 @@ save_for_restore() {
 		[ "${RESTORE_KIND[$i]}" = "$1" ] && [ "${RESTORE_TARGET[$i]}" = "$2" ] && return 0
 	done
 	RESTORE_KIND+=("$1") RESTORE_TARGET+=("$2") RESTORE_VALUE+=("$3")
+	# On disk before the change, so a run killed with SIGKILL (or a power
+	# cut) leaves the original for the next one.
+	journal_write
 }
 
 # saved_value KIND TARGET: the value a knob had before we first touched it.
@@ -243,9 +261,13 @@ write_freq_range() {
 }
 
 # restore_all: undo every change, newest first.  Safe to call twice.
+# What could not be put back stays in RESTORE_* and in the journal, and
+# sets RESTORE_FAILED.
+RESTORE_FAILED=0
 restore_all() {
-	local i kind target value now min max
+	local i kind target value now min max fk=() ft=() fv=() failed
 	for ((i = ${#RESTORE_KIND[@]} - 1; i >= 0; i--)); do
+		failed=0
 		kind=${RESTORE_KIND[$i]} target=${RESTORE_TARGET[$i]} value=${RESTORE_VALUE[$i]}
 		case "$kind" in
 		file)
@@ -255,6 +277,7 @@ restore_all() {
 				note "restored $target to '$value'"
 			else
 				printf '%s: RESTORE FAILED: %s is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+				failed=1
 			fi
 			;;
 		minmax)
@@ -265,6 +288,7 @@ restore_all() {
 				note "restored $target min/max to $value kHz"
 			else
 				printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+				failed=1
 			fi
 			;;
 		mount)
@@ -272,6 +296,7 @@ restore_all() {
 				note "unmounted the hugetlbfs at $target"
 			else
 				printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
+				failed=1
 			fi
 			;;
 		ppc64_smt | ppc64_dscr)
@@ -279,11 +304,89 @@ restore_all() {
 				note "restored ppc64_cpu --${kind#ppc64_}=$value"
 			else
 				printf '%s: RESTORE FAILED: ppc64_cpu --%s=%s\n' "$PROG" "${kind#ppc64_}" "$value" >&2
+				failed=1
 			fi
 			;;
 		esac
+		if [ "$failed" = 1 ]; then
+			RESTORE_FAILED=1
+			fk=("$kind" ${fk[@]+"${fk[@]}"}) ft=("$target" ${ft[@]+"${ft[@]}"}) fv=("$value" ${fv[@]+"${fv[@]}"})
+		fi
 	done
+	RESTORE_KIND=(${fk[@]+"${fk[@]}"}) RESTORE_TARGET=(${ft[@]+"${ft[@]}"}) RESTORE_VALUE=(${fv[@]+"${fv[@]}"})
+	journal_write
+}
+
+# ------------------------------------------------------- journal
+# JOURNAL, a file in the lock directory, holds the original of every value
+# this run changed: written before the first change and after each new one,
+# removed once everything is back.  A run killed where no trap runs
+# (SIGKILL, a power cut) leaves it; the next command that takes the lock
+# (or harness/restore) reads it, says what was left changed, puts it back
+# and removes that run's hidden temporary files, before it saves anything.
+# Lines: "pid N: command", "results<TAB>DIR", then KIND<TAB>TARGET<TAB>VALUE.
+JOURNAL='' RECOVERED=0
+journal_write() {
+	local i tmp
+	[ -n "$JOURNAL" ] || return 0
+	tmp=$(mktemp "${JOURNAL%/*}/.journal.XXXXXX") || die "cannot write the journal in ${JOURNAL%/*}"
+	{
+		printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" | tr -d '\t' | head -n 1
+		[ -z "$RESULTS_DIR" ] || printf 'results\t%s\n' "$RESULTS_DIR"
+		for i in "${!RESTORE_KIND[@]}"; do
+			printf '%s\t%s\t%s\n' "${RESTORE_KIND[$i]}" "${RESTORE_TARGET[$i]}" "${RESTORE_VALUE[$i]}"
+		done
+	} >"$tmp" || { rm -f "$tmp"; die "cannot write the journal $JOURNAL"; }
+	mv -f "$tmp" "$JOURNAL" || { rm -f "$tmp"; die "cannot write the journal $JOURNAL"; }
+}
+
+# journal_now KIND TARGET: what the machine holds now, as the journal
+# records it.
+journal_now() {
+	case "$1" in
+	file) knob_current "$2" ;;
+	minmax) printf '%s %s' "$(knob_current "$2/scaling_min_freq")" "$(knob_current "$2/scaling_max_freq")" ;;
+	mount) if [ -d "$2" ]; then printf 'mounted'; else printf ''; fi ;;
+	*) printf '?' ;;
+	esac
+}
+
+# recover_journal: a journal left by a run that did not finish its restore.
+recover_journal() {
+	local line holder='' results='' kind target value now changed=''
+	[ -f "$JOURNAL" ] || return 0
+	RECOVERED=1
 	RESTORE_KIND=() RESTORE_TARGET=() RESTORE_VALUE=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		'pid '*) holder=$line ;;
+		results$'\t'*) results=${line#results$'\t'} ;;
+		*$'\t'*$'\t'*)
+			kind=${line%%$'\t'*} value=${line##*$'\t'} target=${line#*$'\t'} target=${target%$'\t'*}
+			case "$kind" in file|minmax|mount|ppc64_smt|ppc64_dscr) ;; *) continue ;; esac
+			RESTORE_KIND+=("$kind") RESTORE_TARGET+=("$target") RESTORE_VALUE+=("$value")
+			now=$(journal_now "$kind" "$target")
+			if [ "$kind" = mount ]; then
+				[ "$now" != mounted ] || changed="$changed${changed:+, }hugetlbfs still mounted at $target"
+			elif [ "$now" != "$value" ]; then
+				changed="$changed${changed:+, }$target is '$now', was '$value'"
+			fi
+			;;
+		esac
+	done <"$JOURNAL"
+	if [ -n "$changed" ]; then
+		warn "a previous run (${holder:-unknown}) ended without restoring the machine and left changed: $changed; restoring it now from $JOURNAL"
+	else
+		note "a previous run (${holder:-unknown}) ended without finishing its restore; nothing it changed is left changed"
+	fi
+	restore_all
+	if [ -n "$results" ] && [ -d "$results" ]; then
+		rm -f "$results"/.*.tmp.* 2>/dev/null || true
+		note "removed the temporary files it left in $results"
+	fi
+	[ "$RESTORE_FAILED" = 0 ] ||
+		die "could not restore what a previous run left changed (see RESTORE FAILED above); the journal $JOURNAL keeps it: fix it by hand, then run harness/restore"
+	rm -f "$JOURNAL"
 }
 
 record_setting() { SETTINGS+=("$1"); }
@@ -694,7 +797,31 @@ apply_thp() {
 # apply_hugepages N: reserve, then check the kernel really did; it silently
 # reserves fewer when memory is fragmented.  HUGEPAGES_PROBLEM says why the
 # pool could not be written at all (empty when it could).
-HUGEPAGES_GOT='' HUGEPAGES_PROBLEM=''
+# A pool that does not fit is refused (exit 2), or with HUGEPAGES_TOO_MANY=skip
+# (run-matrix, which then skips the cells) left in HUGEPAGES_PROBLEM.
+HUGEPAGES_GOT='' HUGEPAGES_PROBLEM='' HUGEPAGES_TOO_MANY=die
+HUGEPAGES_MARGIN_PCT=10
+
+# meminfo_kb KEY: KEY's value in $PROCFS/meminfo (kB), empty when absent.
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2; exit }' "$PROCFS/meminfo" 2>/dev/null; }
+
+# hugepages_overcommit WANT CUR: say why growing the pool from CUR to WANT
+# pages would not fit, or return 1 when it fits.  The growth, (WANT - CUR)
+# x Hugepagesize (pages already in the pool are not in MemAvailable), must
+# stay below MemAvailable minus HUGEPAGES_MARGIN_PCT% of MemTotal, which is
+# left for the kernel, bench's own pages and everything else running.
+# Without MemAvailable (kernels before 3.14) nothing is checked.
+hugepages_overcommit() {
+	local want=$1 cur=$2 size total avail margin grow
+	size=$(meminfo_kb Hugepagesize) total=$(meminfo_kb MemTotal) avail=$(meminfo_kb MemAvailable)
+	is_posint "$size" && is_uint "$total" && is_uint "$avail" && is_uint "$cur" || return 1
+	[ "$want" -gt "$cur" ] || return 1
+	grow=$(((want - cur) * size)) margin=$((total * HUGEPAGES_MARGIN_PCT / 100))
+	[ "$grow" -ge $((avail - margin)) ] || return 1
+	printf -- '--hugepages %s does not fit: %s more pages of %s kB are %s kB, and MemAvailable %s kB minus a margin of %s kB (%s%% of MemTotal %s kB) leaves %s kB' \
+		"$want" $((want - cur)) "$size" "$grow" "$avail" "$margin" "$HUGEPAGES_MARGIN_PCT" "$total" $((avail - margin))
+}
+
 apply_hugepages() {
 	local want=$1 cur got
 	HUGEPAGES_PROBLEM=''
@@ -704,6 +831,11 @@ apply_hugepages() {
 		return 0
 	fi
 	cur=$(knob_current "$NR_HUGEPAGES_FILE")
+	if HUGEPAGES_PROBLEM=$(hugepages_overcommit "$want" "$cur"); then
+		[ "$HUGEPAGES_TOO_MANY" = skip ] || die "$HUGEPAGES_PROBLEM"
+		return 0
+	fi
+	HUGEPAGES_PROBLEM=''
 	if ! is_root; then
 		HUGEPAGES_PROBLEM="needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"
 		not_applied hugepages "$HUGEPAGES_PROBLEM"
@@ -907,8 +1039,11 @@ atomic_write() {
 	local dest=$1 tmp
 	[ ! -e "$dest" ] || die "refusing to overwrite $dest"
 	tmp="$(dirname "$dest")/.$(basename "$dest").tmp.$$"
-	cat >"$tmp"
-	mv "$tmp" "$dest"
+	# A full disk or a read-only file system: one line, exit status 2.
+	if ! cat >"$tmp" 2>/dev/null || ! mv "$tmp" "$dest" 2>/dev/null; then
+		rm -f "$tmp" 2>/dev/null || true
+		die "cannot write $dest (disk full or read-only?)"
+	fi
 }
 
 # host_name: the short host name results are filed under.
@@ -922,7 +1057,11 @@ make_results_dir() {
 	host=$(host_name)
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	base=$RESULTS_ROOT/$host/$stamp-${OPT_LABEL:-$PROG}
-	mkdir -p "$RESULTS_ROOT/$host" || die "cannot create $RESULTS_ROOT/$host"
+	[ -n "$RESULTS_ROOT" ] || die "the results root is empty (pass --results DIR)"
+	[ ! -e "$RESULTS_ROOT" ] || [ -d "$RESULTS_ROOT" ] ||
+		die "the results root $(printf '%q' "$RESULTS_ROOT") is not a directory"
+	mkdir -p "$RESULTS_ROOT/$host" 2>/dev/null ||
+		die "cannot create the results directory $(printf '%q' "$RESULTS_ROOT/$host")"
 	dir=$base
 	# mkdir is atomic: whoever creates the directory owns it.
 	until mkdir "$dir" 2>/dev/null; do
@@ -931,6 +1070,7 @@ make_results_dir() {
 		dir=$base.$n
 	done
 	RESULTS_DIR=$(cd "$dir" && pwd)
+	journal_write # so a killed run's hidden temporary files can be found
 }
 
 # ------------------------------------------------------- lock
@@ -987,6 +1127,10 @@ take_lock() {
 		flock "$LOCK_FD"
 	fi
 	printf 'pid %s: %s\n' "$$" "$PROG${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}" >"$file"
+	# Under the lock, before any state is saved: what a killed run left.
+	JOURNAL=$dir/journal
+	recover_journal
+	journal_write
 }
 
 # ------------------------------------------------------- progress
@@ -1023,6 +1167,13 @@ on_exit() {
 	set +f
 	restore_all
 	[ -z "$RESULTS_DIR" ] || rm -f "$RESULTS_DIR"/.*.tmp.* 2>/dev/null || true
+	if [ -n "$JOURNAL" ]; then
+		if [ "$RESTORE_FAILED" = 0 ]; then
+			rm -f "$JOURNAL"
+		else
+			note "the journal $JOURNAL keeps what could not be restored; harness/restore retries it"
+		fi
+	fi
 	if [ "$INTERRUPTED" = 1 ] && [ -n "$RESULTS_DIR" ] && [ -d "$RESULTS_DIR" ]; then
 		interrupted_note >"$RESULTS_DIR/INTERRUPTED"
 	fi

@@ -9,7 +9,7 @@ load harness_helper
 
 setup() { harness_setup; }
 
-SCRIPTS="harness/run harness/sweep-bind harness/sweep-freq harness/sweep-latency-pages
+SCRIPTS="harness/run harness/restore harness/sweep-bind harness/sweep-freq harness/sweep-latency-pages
 harness/sweep-size harness/sweep-threads harness/bench-compare harness/time-latency-sweep
 harness/compare matrix/run-matrix matrix/find-compilers"
 

@@ -42,7 +42,7 @@ make_fake_machine() {
 	echo 'always defer defer+madvise [madvise] never' >"$sys/kernel/mm/transparent_hugepage/defrag"
 	echo 0 >"$sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
 	echo 0 >"$proc/sys/vm/nr_hugepages"
-	printf 'MemTotal: 24000000 kB\nHugePages_Total: 0\nHugepagesize: 2048 kB\n' >"$proc/meminfo"
+	printf 'MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\nHugePages_Total: 0\nHugepagesize: 2048 kB\n' >"$proc/meminfo"
 	echo 'BOOT_IMAGE=/vmlinuz fake' >"$proc/cmdline"
 }
 

@@ -68,7 +68,8 @@ load matrix_helper
 		'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' \
 		'gcc | -O2 | | plain | 1')
 	tiny_matrix "$m"
-	assert_success
+	assert_failure 1
+	assert_line 'run-matrix: cells that failed: 001 (FAILED validation)'
 	dir=$(results_dir)
 	row=$(table_row "$dir" 1)
 	assert_regex "$row" '\| FAILED validation \|'
@@ -137,7 +138,7 @@ load matrix_helper
 		'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' \
 		'gcc | -O2 | | plain | 1')
 	tiny_matrix --repeat 2 "$m"
-	assert_success
+	assert_failure 1
 	dir=$(results_dir)
 	row=$(table_row "$dir" 1)
 	assert_regex "$row" '\| FAILED validation \|'
