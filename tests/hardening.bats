@@ -37,13 +37,13 @@ one_line_refusal() {
 	# (one process makes them all, so the PIDs are still ahead)
 	perl -e 'symlink("$ARGV[0]/victim", "$ARGV[0]/r.json.tmp.$_") for $ARGV[1] .. $ARGV[1] + 399' \
 		"$d" "$((BASHPID + 1))"
-	[ "$(ls -A "$d" | wc -l)" -eq 400 ]
+	[ "$(find "$d" -mindepth 1 -maxdepth 1 | wc -l)" -eq 400 ]
 	(umask 022 && "$BENCH" $TINY --json-file "$d/r.json" >/dev/null)
 	jq -e '.validation.ok' "$d/r.json" >/dev/null
 	[ "$(stat -c %a "$d/r.json")" = 644 ]
 	[ ! -e "$d/victim" ]
 	# r.json and the planted links, no temporary file left
-	[ "$(ls -A "$d" | wc -l)" -eq 401 ]
+	[ "$(find "$d" -mindepth 1 -maxdepth 1 | wc -l)" -eq 401 ]
 }
 
 @test "a result that could not be written is a failure" {
