@@ -1947,43 +1947,39 @@ static void collect_caches(struct system_info *si)
 	}
 }
 
-/* The data or unified caches as the OS reports them.  On a VM these
- * can be wrong or missing: the latency curve is the honest answer. */
+/* The last-level cache as the OS reports it: the data or unified cache
+ * of the deepest level, or NULL.  On a VM it can be wrong or missing:
+ * the latency curve is the honest answer. */
+static const struct cache_info *reported_llc_cache(const struct system_info *si)
+{
+	const struct cache_info *llc = NULL;
+	int i;
+	for (i = 0; si && i < si->ncaches; i++)
+		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
+		    (!llc || si->caches[i].level >= llc->level))
+			llc = &si->caches[i];
+	return llc;
+}
+
+/* Bytes of one last-level cache, 0 if none is reported. */
 static unsigned long long reported_llc(const struct system_info *si)
 {
-	unsigned long long best = 0;
-	int i, lvl = 0;
-	for (i = 0; i < si->ncaches; i++)
-		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
-		    si->caches[i].level >= lvl) {
-			lvl = si->caches[i].level;
-			best = si->caches[i].bytes;
-		}
-	return best;
+	const struct cache_info *llc = reported_llc_cache(si);
+	return llc ? llc->bytes : 0;
 }
 
 /* How many last-level caches the machine has (1 when unknown). */
 static int reported_llc_instances(const struct system_info *si)
 {
-	int i, lvl = 0, n = 1;
-	for (i = 0; i < si->ncaches; i++)
-		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
-		    si->caches[i].level >= lvl) {
-			lvl = si->caches[i].level;
-			n = si->caches[i].instances;
-		}
-	return n;
+	const struct cache_info *llc = reported_llc_cache(si);
+	return llc ? llc->instances : 1;
 }
 
 /* The deepest reported level (3 for L3), 0 if none. */
 static int reported_levels(const struct system_info *si)
 {
-	int i, lvl = 0;
-	for (i = 0; si && i < si->ncaches; i++)
-		if (strcmp(si->caches[i].type, "Instruction") != 0 &&
-		    si->caches[i].level > lvl)
-			lvl = si->caches[i].level;
-	return lvl;
+	const struct cache_info *llc = reported_llc_cache(si);
+	return llc ? llc->level : 0;
 }
 
 /* Bytes of the data or unified cache at `level`, 0 if not reported. */
@@ -5198,7 +5194,6 @@ int main(int argc, char **argv)
 		rc = all_mode(&o, &si);
 		break;
 	}
-	output_commit();
-	fflush(stdout);
+	output_commit(); /* flushes stdout and checks it */
 	return rc;
 }
