@@ -4615,6 +4615,8 @@ struct lat_loaded_row {
 	int threads;  /* load threads that ran: 0 for the idle row */
 	double ns;    /* median of the chase's windows */
 	double load_mbs; /* bytes the load threads moved / their time */
+	unsigned long long load_bytes; /* ... while the chase was timed */
+	double seconds;                /* ... and that time */
 	int windows;
 };
 
@@ -4622,6 +4624,7 @@ struct lat_loaded_row {
  * interpolation between the two rows (in order of rising load) that
  * straddle it. */
 struct lat_loaded_curve {
+	size_t chunk_bytes; /* what a load thread moves between its delays */
 	double idle_ns;
 	int doubles;
 	double double_mbs;
@@ -4670,7 +4673,9 @@ static void lat_loaded_curves(const struct options *o, struct lat_run *r)
 	for (m = 0; m < o->nrw; m++) {
 		struct lat_loaded_curve *c = &r->curves[m];
 		const struct lat_loaded_row *prev = NULL;
+		size_t chunk = c->chunk_bytes;
 		memset(c, 0, sizeof(*c));
+		c->chunk_bytes = chunk;
 		for (i = 0; i < r->nloaded; i++) {
 			const struct lat_loaded_row *row = &r->loaded[i];
 			if (row->mix != m)
@@ -4806,7 +4811,9 @@ static void lat_loaded_row_run(const struct lat_load *l, void **head,
 	row->threads = l->threads;
 	row->ns = median(per, (size_t)nw);
 	row->windows = nw;
-	row->load_mbs = 1e-6 * (double)(b1 - b0) / (t1 - t0);
+	row->load_bytes = b1 - b0;
+	row->seconds = t1 - t0;
+	row->load_mbs = 1e-6 * (double)row->load_bytes / row->seconds;
 	free(per);
 }
 
@@ -4862,6 +4869,7 @@ static void lat_loaded_run(const struct options *o, void *head,
 		if (sub * parts > l.elems)
 			sub = l.elems / parts;
 		l.sub = sub;
+		r->curves[m].chunk_bytes = sub * parts * sizeof(elem_t);
 		l.reads = o->rw[m][0];
 		l.writes = o->rw[m][1];
 		for (d = -1; d < o->ndelays; d++) {
@@ -5114,6 +5122,8 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 		json_num("ns", row->ns);
 		json_num("cycles", r->mhz > 0 ? row->ns * r->mhz / 1e3 : NAN);
 		json_num("load_mbs", row->load_mbs);
+		json_int("load_bytes", (long long)row->load_bytes);
+		json_num("seconds", row->seconds);
 		json_int("windows", row->windows);
 		json_close('}');
 	}
@@ -5126,6 +5136,7 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 		json_str("rw", mix);
 		json_int("reads", o->rw[m][0]);
 		json_int("writes", o->rw[m][1]);
+		json_int("chunk_bytes", (long long)c->chunk_bytes);
 		json_num("idle_ns", c->idle_ns);
 		json_bool("doubles", c->doubles);
 		json_num("double_mbs", c->doubles ? c->double_mbs : NAN);
