@@ -728,6 +728,7 @@ struct options {
 	size_t strides[LAT_MAX_STRIDES];
 	int nstrides; /* 0: the OS-reported line size */
 	unsigned long long lat_min, lat_max;
+	int max_set; /* --max was given */
 	int spo;
 	int chains;
 	int load_threads;
@@ -1157,6 +1158,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_MAX:
 			o->lat_max = parse_bytes(flag, val, 1);
+			o->max_set = 1;
 			break;
 		case O_SPO:
 			o->spo = (int)parse_count(flag, val, 1, 64);
@@ -5410,6 +5412,25 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 	return n;
 }
 
+/* Loaded latency must chase memory, not a cache: without --max the
+ * chase (and so the sweep) reaches at least STREAM's rule, BENCH_LLC_
+ * FACTOR times all the reported last-level caches, in whole MiB, but
+ * leaves half of memory free of the chase and the load threads' arrays.
+ * When no cache is reported, the default --max stands. */
+static unsigned long long lat_loaded_max(const struct options *o,
+					 const struct system_info *si)
+{
+	unsigned long long llc = reported_llc(si) *
+				 (unsigned long long)reported_llc_instances(si);
+	unsigned long long want = stream_rule_elements(llc) * sizeof(elem_t);
+	unsigned long long cap = physical_memory() / 2 /
+				 (unsigned long long)(o->load_threads + 1);
+	want = (want + (1ULL << 20) - 1) >> 20 << 20;
+	if (cap && want > cap)
+		want = cap >> 20 << 20;
+	return want > o->lat_max ? want : o->lat_max;
+}
+
 /* Refuse latency options that cannot run (the allocation plan refuses
  * the rest), before anything is allocated or printed, and fill in the
  * default stride: the OS-reported line, or 64. */
@@ -5426,6 +5447,8 @@ static void lat_check(struct options *o, const struct system_info *si)
 	}
 	if (o->curve_in)
 		return;
+	if (o->load_threads > 0 && !o->max_set)
+		o->lat_max = lat_loaded_max(o, si);
 	if (o->lat_min > o->lat_max) {
 		format_bytes(b1, sizeof(b1), o->lat_min);
 		format_bytes(b2, sizeof(b2), o->lat_max);

@@ -191,3 +191,17 @@ refused() { refused_by latency "$@"; }
 	refused --load-threads many
 	[[ "$stderr" == *--load-threads* ]]
 }
+
+@test "without --max the loaded chase reaches STREAM's rule over the reported LLC" {
+	local root="$BATS_TEST_TMPDIR/sys"
+	fake_llc "$root" 128M 0
+	# 4 x 128 MiB = 512 MiB, past the 256 MiB default
+	MEMBENCH_SYSFS=$root run --separate-stderr "$BENCH" latency --load-threads 1 --plan
+	assert_success
+	assert_line latency_max_bytes=536870912
+	# --max given: it stands; no load threads: the default stands
+	MEMBENCH_SYSFS=$root run --separate-stderr "$BENCH" latency --load-threads 1 --max 64M --plan
+	assert_line latency_max_bytes=67108864
+	MEMBENCH_SYSFS=$root run --separate-stderr "$BENCH" latency --plan
+	assert_line latency_max_bytes=268435456
+}
