@@ -118,3 +118,25 @@ as_nobody() {
 	refused_by info --placement
 	[[ "$stderr" == *"--placement does not apply to mode 'info'"* ]]
 }
+
+@test "harness/placement-spread: each run's rates beside its placement, then the spread" {
+	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
+	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -n 2 -b "$BENCH" -- \
+		-s 200000 -n 3
+	assert_success
+	local place='[0-9-]+/[0-9.-]+M?/[0-9]+%'
+	[ "$(id -u)" -eq 0 ] && place='[0-9]+/[0-9.]+M/[0-9]+%'
+	assert_line --regexp "^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +$place +$place +$place *$"
+	assert_line --regexp "^ +2 +[0-9.]+ "
+	assert_line --regexp '^Triad +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$'
+	assert_line --partial 'runs with Triad more than 5% below its median:'
+	# the table's Triad is the run's JSON Triad
+	local json triad
+	json=$(find "$MEMBENCH_RESULTS" -name run-1.json)
+	triad=$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$json")
+	assert_line --regexp "^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +$(printf '%.1f' "$triad") "
+	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -n 0
+	assert_failure 2
+	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -- latency
+	assert_failure 2
+}
