@@ -4865,7 +4865,8 @@ static void lat_loaded_run(const struct options *o, void *head,
 	for (m = 0; m < o->nrw; m++) {
 		size_t parts = (size_t)(o->rw[m][0] + o->rw[m][1]);
 		size_t sub = LAT_LOAD_CHUNK / sizeof(elem_t) / parts;
-		sub -= sub % 8; /* whole cache lines, so mixes do not share one */
+		/* whole cache lines, so a read and a write block never share one */
+		sub -= sub % (CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1);
 		if (sub == 0)
 			sub = 1;
 		if (sub * parts > l.elems)
