@@ -2755,8 +2755,9 @@ static void phys_print(const char *prefix, const char *name,
 		format_bytes(b1, sizeof(b1), pr->longest * pr->page_bytes);
 		format_bytes(b2, sizeof(b2),
 			     pr->runs ? pr->present * pr->page_bytes / pr->runs : 0);
-		printf(", %llu present in %llu runs of consecutive frames "
-		       "(longest %s, mean %s)", pr->present, pr->runs, b1, b2);
+		printf(", %llu present in %llu run%s of consecutive frames "
+		       "(longest %s, mean %s)", pr->present, pr->runs,
+		       pr->runs == 1 ? "" : "s", b1, b2);
 		format_bytes(b1, sizeof(b1),
 			     (pr->pfn_hi - pr->pfn_lo + 1) * pr->page_bytes);
 		printf(", frames 0x%llx-0x%llx (span %s)", pr->pfn_lo, pr->pfn_hi,
