@@ -67,6 +67,7 @@
 #endif
 #ifdef __linux__
 #include <sched.h>
+#include <sys/syscall.h>
 #endif
 
 /* ======================================================================
@@ -249,13 +250,20 @@
 
 /* -- Latency: under load ---------------------------------------------- */
 
-/* [--load-threads] The load threads spin LAT_LOADED_DELAYS after each
- * LAT_LOAD_CHUNK bytes read, swept from heavy delay (light load) to
- * none; each level warms for LAT_LOADED_WARM_NS and is timed for
- * LAT_LOADED_NS in windows of LAT_LOADED_WINDOW_NS.  Each load thread
- * reads its own array of max(--max, LAT_LOAD_MIN_BYTES). */
+/* [--load-threads] The load threads spin LAT_LOADED_DELAYS [--delays]
+ * idle-loop turns after each LAT_LOAD_CHUNK bytes they move, swept from
+ * heavy delay (light load) to none, once per read:write mix of
+ * LAT_LOADED_RW [--rw]: 1:0 reads only, 2:1 reads two bytes for each
+ * byte it writes, as STREAM's Add and Triad do.  Each mix starts with an
+ * idle row, the chase alone, measured the same way.  Each level warms
+ * for LAT_LOADED_WARM_NS and is timed for LAT_LOADED_NS in windows of
+ * LAT_LOADED_WINDOW_NS.  Each load thread works on its own array of
+ * max(--max, LAT_LOAD_MIN_BYTES). */
 #ifndef LAT_LOADED_DELAYS
 #define LAT_LOADED_DELAYS {100000, 20000, 5000, 2000, 1000, 500, 200, 100, 20, 0}
+#endif
+#ifndef LAT_LOADED_RW
+#define LAT_LOADED_RW "1:0,2:1"
 #endif
 #ifndef LAT_LOAD_CHUNK
 #define LAT_LOAD_CHUNK 16384
@@ -287,6 +295,9 @@
 #define LAT_MAX_STEPS 4
 #define LAT_MAX_NOTES 8
 #define LAT_LOADED_MAX_WINDOWS 4096
+#define LAT_MAX_DELAYS 32    /* --delays entries */
+#define LAT_MAX_RW 8         /* --rw mixes */
+#define LAT_MAX_RW_PART 8    /* largest R or W of one R:W */
 #define MAX_REGIONS 64       /* lat_mem_rd -P: chase buffers at once */
 
 #define XSTR_(x) #x
@@ -628,7 +639,8 @@ enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
 	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
-	O_MHZ, O_CURVE_IN
+	O_MHZ, O_CURVE_IN,
+	O_RW, O_DELAYS, O_PLACEMENT
 };
 
 struct option_def {
@@ -672,8 +684,15 @@ static const struct option_def option_defs[] = {
 	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
 	{O_CHAINS, 0, "chains", "K", M_LAT,
 	 "memory-level parallelism: 1..K interleaved chases at --max"},
-	{O_LOAD_THREADS, 0, "load-threads", "N", M_LAT,
-	 "latency at --max while N threads read (needs OpenMP)"},
+	{O_LOAD_THREADS, 0, "load-threads", "N|all", M_LAT,
+	 "latency at --max while N threads (all: one per other CPU) load "
+	 "memory (needs OpenMP)"},
+	{O_RW, 0, "rw", "R:W[,R:W...]", M_LAT,
+	 "--load-threads' read:write mixes (default " LAT_LOADED_RW ")"},
+	{O_DELAYS, 0, "delays", "D[,D...]", M_LAT,
+	 "--load-threads' injected delays, idle-loop turns per chunk"},
+	{O_PLACEMENT, 0, "placement", NULL, M_RUN,
+	 "report the arrays' physical pages (frames need root)"},
 	{O_MHZ, 0, "mhz", "F", M_LAT,
 	 "core clock for cycle counts (default: measured)"},
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
@@ -709,9 +728,16 @@ struct options {
 	size_t strides[LAT_MAX_STRIDES];
 	int nstrides; /* 0: the OS-reported line size */
 	unsigned long long lat_min, lat_max;
+	int max_set; /* --max was given */
 	int spo;
 	int chains;
 	int load_threads;
+	int nrw;                          /* --rw */
+	int rw[LAT_MAX_RW][2];            /* reads, writes; in lowest terms */
+	int ndelays;                      /* --delays, largest first */
+	long delays[LAT_MAX_DELAYS];
+	int loaded_set;                   /* --rw or --delays was given */
+	int placement;                    /* --placement */
 	double mhz; /* 0: measure */
 	const char *curve_in;
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
@@ -883,6 +909,86 @@ static enum lat_pattern parse_pattern(const char *s)
 	return P_RANDOM;
 }
 
+/* A comma list with no empty entry, copied into buf for strtok_r. */
+static void list_copy(const char *flag, const char *s, char *buf, size_t n)
+{
+	size_t len = s ? strlen(s) : 0;
+	if (len == 0)
+		die("%s: missing list", flag);
+	if (len >= n)
+		die("%s: list is too long", flag);
+	if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+		die("%s: '%s' has an empty entry", flag, s);
+	memcpy(buf, s, len + 1);
+}
+
+static int gcd_int(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* --rw R:W[,R:W...]: bytes read to bytes written by each load thread,
+ * each part 0..LAT_MAX_RW_PART, not both 0, kept in lowest terms so 4:2
+ * and 2:1 are one mix. */
+static void parse_rw(const char *flag, const char *s, struct options *o)
+{
+	char buf[256], *tok, *save = NULL;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->nrw = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		int r, w, g, k;
+		if (!colon || colon == tok || !colon[1])
+			die("%s: '%s' is not R:W (reads:writes, such as 2:1)", flag,
+			    tok);
+		*colon = '\0';
+		r = (int)parse_count(flag, tok, 0, LAT_MAX_RW_PART);
+		w = (int)parse_count(flag, colon + 1, 0, LAT_MAX_RW_PART);
+		if (r == 0 && w == 0)
+			die("%s: 0:0 moves nothing", flag);
+		g = gcd_int(r, w);
+		r /= g;
+		w /= g;
+		for (k = 0; k < o->nrw; k++)
+			if (o->rw[k][0] == r && o->rw[k][1] == w)
+				die("%s: the mix %d:%d is listed twice", flag, r, w);
+		if (o->nrw == LAT_MAX_RW)
+			die("%s: more than %d mixes", flag, LAT_MAX_RW);
+		o->rw[o->nrw][0] = r;
+		o->rw[o->nrw][1] = w;
+		o->nrw++;
+	}
+}
+
+/* --delays D[,D...]: idle-loop turns after each chunk, each at most 1e8,
+ * no two alike; kept largest first, the order of rising load. */
+static void parse_delays(const char *flag, const char *s, struct options *o)
+{
+	char buf[512], *tok, *save = NULL;
+	int i;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->ndelays = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long d = (long)parse_count(flag, tok, 0, 100000000);
+		for (i = 0; i < o->ndelays; i++)
+			if (o->delays[i] == d)
+				die("%s: the delay %ld is listed twice", flag, d);
+		if (o->ndelays == LAT_MAX_DELAYS)
+			die("%s: more than %d delays", flag, LAT_MAX_DELAYS);
+		for (i = o->ndelays; i > 0 && o->delays[i - 1] < d; i--)
+			o->delays[i] = o->delays[i - 1];
+		o->delays[i] = d;
+		o->ndelays++;
+	}
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -929,6 +1035,17 @@ static void default_options(struct options *o)
 	o->spo = LAT_STEPS_PER_OCTAVE;
 	o->chains = 1;
 	o->parallel = 1;
+	parse_rw("LAT_LOADED_RW", LAT_LOADED_RW, o);
+	{
+		static const long d[] = LAT_LOADED_DELAYS;
+		char buf[512];
+		size_t i, n = 0;
+		for (i = 0; i < sizeof(d) / sizeof(d[0]) && n + 24 < sizeof(buf);
+		     i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%ld",
+					      i ? "," : "", d[i]);
+		parse_delays("LAT_LOADED_DELAYS", buf, o);
+	}
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -1041,6 +1158,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_MAX:
 			o->lat_max = parse_bytes(flag, val, 1);
+			o->max_set = 1;
 			break;
 		case O_SPO:
 			o->spo = (int)parse_count(flag, val, 1, 64);
@@ -1049,8 +1167,25 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->chains = (int)parse_count(flag, val, 1, LAT_MAX_CHAINS);
 			break;
 		case O_LOAD_THREADS:
-			o->load_threads = (int)parse_count(flag, val, 0,
-							   MAX_THREADS - 1);
+			if (strcmp(val, "all") == 0) {
+				/* one per allowed CPU but the chase's, at least one */
+				int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
+				o->load_threads = n > 1 ? n - 1 : 1;
+			} else {
+				o->load_threads = (int)parse_count(flag, val, 0,
+								   MAX_THREADS - 1);
+			}
+			break;
+		case O_RW:
+			parse_rw(flag, val, o);
+			o->loaded_set = 1;
+			break;
+		case O_DELAYS:
+			parse_delays(flag, val, o);
+			o->loaded_set = 1;
+			break;
+		case O_PLACEMENT:
+			o->placement = 1;
 			break;
 		case O_MHZ:
 			o->mhz = parse_positive(flag, val);
@@ -1080,6 +1215,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->json && o->json_path)
 		die("--json and --json-file: choose one (JSON on stdout, or text "
 		    "on stdout and JSON in a file)");
+	if (o->loaded_set && o->load_threads == 0)
+		die("--rw and --delays shape the loaded-latency test; add "
+		    "--load-threads N (or all)");
 }
 
 /* Personalities.  Run as lat_mem_rd (argv[0], so a symlink or a copy
@@ -1580,6 +1718,192 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 	if (pr->huge_pct >= 50.0 && kps < thp_page_kib())
 		pr->page_kib = thp_page_kib();
 }
+
+/* --placement: where the array really sits in physical memory, page by
+ * page, from /proc/self/pagemap (one 64-bit entry per virtual page: bit
+ * 63 present, bits 0-54 the frame number).  The kernel shows frame
+ * numbers only to CAP_SYS_ADMIN; everyone else reads them as 0, which
+ * is detected and said, never reported as frames.  Huge page coverage
+ * comes from /proc/kpageflags where readable (root), else from smaps;
+ * the NUMA node of each page from move_pages(2) in query mode. */
+#define PHYS_MAX_NODES 64
+#define PHYS_BATCH 4096 /* pagemap entries read at once */
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_PFN ((1ULL << 55) - 1)
+#define KPF_HUGE_BIT 17 /* hugetlbfs page */
+#define KPF_THP_BIT 22  /* transparent huge page */
+
+enum { PHYS_OK, PHYS_UNSUPPORTED, PHYS_NO_PAGEMAP, PHYS_NO_PFN };
+
+struct phys_report {
+	int state;
+	char why[128];          /* when state is not PHYS_OK */
+	unsigned long page_bytes;
+	unsigned long long pages, present;
+	unsigned long long runs;        /* runs of consecutive frames */
+	unsigned long long longest;     /* pages in the longest run */
+	unsigned long long pfn_lo, pfn_hi;
+	int huge_known;                 /* kpageflags was readable */
+	unsigned long long huge;        /* pages kpageflags marks huge */
+	int nodes_known;
+	unsigned long long node_pages[PHYS_MAX_NODES];
+};
+
+#if defined(__linux__) && defined(SYS_move_pages)
+/* Pages per NUMA node, asked of the kernel for PHYS_BATCH pages at a
+ * time; 0 when it will not say (no NUMA support in the kernel). */
+static int phys_nodes(uintptr_t lo, unsigned long long pages,
+		      unsigned long page, struct phys_report *pr)
+{
+	void *addr[PHYS_BATCH];
+	int status[PHYS_BATCH];
+	unsigned long long i = 0;
+	while (i < pages) {
+		unsigned long long n = pages - i < PHYS_BATCH ? pages - i : PHYS_BATCH, k;
+		for (k = 0; k < n; k++)
+			addr[k] = (void *)(lo + (i + k) * page);
+		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
+			    status, 0) != 0)
+			return 0;
+		for (k = 0; k < n; k++)
+			if (status[k] >= 0 && status[k] < PHYS_MAX_NODES)
+				pr->node_pages[status[k]]++;
+		i += n;
+	}
+	return 1;
+}
+#endif
+
+#ifdef __linux__
+/* Pages of run [pfn, pfn+n) that kpageflags marks as huge; -1 if the
+ * file cannot be read. */
+static long long phys_huge_pages(FILE *kf, unsigned long long pfn,
+				 unsigned long long n)
+{
+	uint64_t flags[PHYS_BATCH];
+	long long huge = 0;
+	while (n > 0) {
+		size_t k, want = n < PHYS_BATCH ? (size_t)n : PHYS_BATCH;
+		if (pread(fileno(kf), flags, want * 8, (off_t)(pfn * 8)) !=
+		    (ssize_t)(want * 8))
+			return -1;
+		for (k = 0; k < want; k++)
+			huge += (flags[k] >> KPF_HUGE_BIT & 1) ||
+				(flags[k] >> KPF_THP_BIT & 1);
+		pfn += want;
+		n -= want;
+	}
+	return huge;
+}
+
+/* Close a run of n consecutive frames from pfn: count it, and ask
+ * kpageflags (while it reads) how many of its frames are huge. */
+static void phys_run_end(struct phys_report *pr, FILE **kf,
+			 unsigned long long pfn, unsigned long long n)
+{
+	if (n == 0)
+		return;
+	pr->runs++;
+	if (n > pr->longest)
+		pr->longest = n;
+	if (*kf && pfn) {
+		long long h = phys_huge_pages(*kf, pfn, n);
+		if (h < 0) {
+			fclose(*kf);
+			*kf = NULL;
+			pr->huge_known = 0;
+		} else {
+			pr->huge += (unsigned long long)h;
+		}
+	}
+}
+
+/* Walk the pagemap of [addr, addr+bytes) once, in virtual order; a run
+ * is a stretch of present pages whose frames follow one another. */
+static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)addr / page * page;
+	unsigned long long npages = ((uintptr_t)addr + bytes - lo + page - 1) / page;
+	unsigned long long i = 0, run_pfn = 0, run = 0, nonzero = 0;
+	uint64_t e[PHYS_BATCH];
+	FILE *f, *kf;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->page_bytes = page;
+	pr->pages = npages;
+	f = fopen("/proc/self/pagemap", "rb");
+	if (!f) {
+		pr->state = PHYS_NO_PAGEMAP;
+		snprintf(pr->why, sizeof(pr->why), "/proc/self/pagemap: %s",
+			 strerror(errno));
+		return;
+	}
+	kf = fopen("/proc/kpageflags", "rb");
+	pr->huge_known = kf != NULL;
+	pr->pfn_lo = ULLONG_MAX;
+	while (i < npages && pr->state == PHYS_OK) {
+		size_t k, want = npages - i < PHYS_BATCH ? (size_t)(npages - i)
+							  : PHYS_BATCH;
+		if (pread(fileno(f), e, want * 8, (off_t)((lo / page + i) * 8)) !=
+		    (ssize_t)(want * 8)) {
+			pr->state = PHYS_NO_PAGEMAP;
+			snprintf(pr->why, sizeof(pr->why),
+				 "/proc/self/pagemap: short read");
+			break;
+		}
+		for (k = 0; k < want; k++) {
+			unsigned long long pfn = e[k] & PAGEMAP_PFN;
+			if (!(e[k] & PAGEMAP_PRESENT)) {
+				phys_run_end(pr, &kf, run_pfn, run);
+				run = 0;
+				continue;
+			}
+			pr->present++;
+			if (pfn) {
+				nonzero++;
+				pr->pfn_lo = pfn < pr->pfn_lo ? pfn : pr->pfn_lo;
+				pr->pfn_hi = pfn > pr->pfn_hi ? pfn : pr->pfn_hi;
+			}
+			if (run > 0 && pfn && pfn == run_pfn + run) {
+				run++;
+				continue;
+			}
+			phys_run_end(pr, &kf, run_pfn, run);
+			run_pfn = pfn;
+			run = 1;
+		}
+		i += want;
+	}
+	phys_run_end(pr, &kf, run_pfn, run);
+	fclose(f);
+	if (kf)
+		fclose(kf);
+	if (pr->state == PHYS_OK && pr->present > 0 && nonzero == 0) {
+		pr->state = PHYS_NO_PFN;
+		snprintf(pr->why, sizeof(pr->why),
+			 "frame numbers read as 0: reading them needs "
+			 "CAP_SYS_ADMIN (run as root)");
+	}
+	if (pr->state != PHYS_OK)
+		pr->huge_known = 0;
+	if (nonzero == 0)
+		pr->pfn_lo = 0;
+#ifdef SYS_move_pages
+	pr->nodes_known = phys_nodes(lo, npages, page, pr);
+#endif
+}
+#else
+static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
+{
+	(void)addr;
+	(void)bytes;
+	memset(pr, 0, sizeof(*pr));
+	pr->state = PHYS_UNSUPPORTED;
+	snprintf(pr->why, sizeof(pr->why),
+		 "no /proc/self/pagemap on this system");
+}
+#endif
 
 /* ======================================================================
  * 6 Timing.
@@ -2415,6 +2739,96 @@ static int text_warnings(const char *prefix)
 	return n;
 }
 
+/* --placement's line for one array or buffer, after prefix: how many
+ * pages, how many runs of consecutive frames, huge page coverage and
+ * nodes; or why the frames are not known. */
+static void phys_print(const char *prefix, const char *name,
+		       const struct phys_report *pr, double smaps_huge_pct)
+{
+	char b1[32], b2[32];
+	int n, first = 1;
+	printf("%sphysical %s: %llu pages of %lu KiB", prefix, name, pr->pages,
+	       pr->page_bytes / 1024);
+	if (pr->state != PHYS_OK) {
+		printf(", frames unavailable: %s", pr->why);
+	} else {
+		format_bytes(b1, sizeof(b1), pr->longest * pr->page_bytes);
+		format_bytes(b2, sizeof(b2),
+			     pr->runs ? pr->present * pr->page_bytes / pr->runs : 0);
+		printf(", %llu present in %llu run%s of consecutive frames "
+		       "(longest %s, mean %s)", pr->present, pr->runs,
+		       pr->runs == 1 ? "" : "s", b1, b2);
+		format_bytes(b1, sizeof(b1),
+			     (pr->pfn_hi - pr->pfn_lo + 1) * pr->page_bytes);
+		printf(", frames 0x%llx-0x%llx (span %s)", pr->pfn_lo, pr->pfn_hi,
+		       b1);
+	}
+	if (pr->huge_known)
+		printf(", %.0f%% on huge pages (kpageflags)",
+		       pr->present ? 100.0 * (double)pr->huge / (double)pr->present
+				   : 0.0);
+	else
+		printf(", %.0f%% on huge pages (smaps)", smaps_huge_pct);
+	if (pr->nodes_known) {
+		for (n = 0; n < PHYS_MAX_NODES; n++) {
+			if (!pr->node_pages[n])
+				continue;
+			printf("%s node %d %.0f%%", first ? "," : "", n,
+			       100.0 * (double)pr->node_pages[n] / (double)pr->pages);
+			first = 0;
+		}
+	}
+	printf("\n");
+}
+
+/* The same as a JSON object under key: null fields where not known. */
+static void phys_json(const char *key, const struct phys_report *pr,
+		      double smaps_huge_pct)
+{
+	int ok = pr->state == PHYS_OK, n;
+	static const char *const states[] = {"ok", "unsupported", "no_pagemap",
+					     "no_pfn"};
+	json_open(key, '{');
+	json_str("state", states[pr->state]);
+	json_str("why", pr->state == PHYS_OK ? NULL : pr->why);
+	json_int("page_bytes", (long long)pr->page_bytes);
+	json_int("pages", (long long)pr->pages);
+	if (ok) {
+		json_int("present", (long long)pr->present);
+		json_int("runs", (long long)pr->runs);
+		json_int("longest_run_pages", (long long)pr->longest);
+		json_num("mean_run_pages", pr->runs ? (double)pr->present /
+						      (double)pr->runs : NAN);
+		json_int("pfn_lo", (long long)pr->pfn_lo);
+		json_int("pfn_hi", (long long)pr->pfn_hi);
+	} else {
+		json_str("present", NULL);
+		json_str("runs", NULL);
+		json_str("longest_run_pages", NULL);
+		json_str("mean_run_pages", NULL);
+		json_str("pfn_lo", NULL);
+		json_str("pfn_hi", NULL);
+	}
+	json_num("huge_pct", pr->huge_known
+		 ? (pr->present ? 100.0 * (double)pr->huge / (double)pr->present : 0)
+		 : smaps_huge_pct);
+	json_str("huge_source", pr->huge_known ? "kpageflags" : "smaps");
+	if (pr->nodes_known) {
+		json_open("node_pages", '{');
+		for (n = 0; n < PHYS_MAX_NODES; n++) {
+			char k[16];
+			if (!pr->node_pages[n])
+				continue;
+			snprintf(k, sizeof(k), "%d", n);
+			json_int(k, (long long)pr->node_pages[n]);
+		}
+		json_close('}');
+	} else {
+		json_str("node_pages", NULL);
+	}
+	json_close('}');
+}
+
 /* ======================================================================
  * The bandwidth program (bench stream).  STREAM's method: three arrays,
  * each kernel timed ntimes, the best time reported, every element
@@ -2627,6 +3041,7 @@ struct stream_run {
 	struct arrays ar;
 	struct region reg[3];
 	struct page_report pages[3];
+	struct phys_report phys[3]; /* --placement */
 	size_t n;
 	unsigned long long ntimes;
 	double granularity; /* the clock's step, seconds */
@@ -2907,6 +3322,11 @@ static void print_placement_text(const struct options *o,
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		printf(" %d:%d", i, thread_cpu_start[i]);
 	printf("\n");
+	for (i = 0; o->placement && i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "array %c", array_names[i]);
+		phys_print("", name, &r->phys[i], r->pages[i].huge_pct);
+	}
 }
 
 static void print_results_text(const struct stream_run *r, unsigned kernels)
@@ -3024,6 +3444,10 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 			json_str("kernel_page_kib", NULL);
 			json_str("huge_pct", NULL);
 		}
+		if (o->placement)
+			phys_json("physical", &r->phys[i], r->pages[i].huge_pct);
+		else
+			json_str("physical", NULL);
 		json_close('}');
 	}
 	json_close(']');
@@ -3244,6 +3668,8 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	first_touch(&r->ar, bench_pins(o));
 	for (i = 0; i < 3; i++)
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
+	for (i = 0; o->placement && i < 3; i++)
+		phys_report(r->reg[i].data, r->reg[i].bytes, &r->phys[i]);
 	r->granularity = timer_granularity();
 	/* STREAM counts ticks of whole microseconds; the 20-tick rule, the
 	 * text and the warning all use that one tick */
@@ -4183,15 +4609,32 @@ struct lat_mlp_row {
 	double parallelism;
 };
 
+/* One row of the loaded-latency test: a mix at one delay, or its idle
+ * row (the chase alone, no load thread running). */
 struct lat_loaded_row {
-	long delay;
-	double ns;
-	double load_mbs;
+	int mix;      /* index into options.rw */
+	int idle;
+	long delay;   /* idle-loop turns per chunk; unused when idle */
+	int threads;  /* load threads that ran: 0 for the idle row */
+	double ns;    /* median of the chase's windows */
+	double load_mbs; /* bytes the load threads moved / their time */
+	unsigned long long load_bytes; /* ... while the chase was timed */
+	double seconds;                /* ... and that time */
+	int windows;
 };
 
-/* Entries of LAT_LOADED_DELAYS, counted from the list itself. */
-#define LAT_LOADED_LEVELS \
-	((int)(sizeof((const long[])LAT_LOADED_DELAYS) / sizeof(long)))
+/* Where one mix's latency reaches twice its idle value, by linear
+ * interpolation between the two rows (in order of rising load) that
+ * straddle it. */
+struct lat_loaded_curve {
+	size_t chunk_bytes; /* what a load thread moves between its delays */
+	double idle_ns;
+	int doubles;
+	double double_mbs;
+	long delay_lo, delay_hi; /* the delays straddling it (-1: idle) */
+};
+
+#define LAT_LOADED_ROWS (LAT_MAX_RW * (LAT_MAX_DELAYS + 1))
 
 /* One latency run: the curve, its summaries, and what --chains and
  * --load-threads measured. */
@@ -4204,6 +4647,7 @@ struct lat_run {
 	int cpu;
 	struct region bufs[MAX_REGIONS]; /* the chase buffers (-P: several) */
 	struct page_report pages;        /* of the first */
+	struct phys_report phys;         /* of the first, with --placement */
 	double elapsed;
 	int unstable;
 	struct lat_summary *sums; /* one per stride */
@@ -4211,7 +4655,9 @@ struct lat_run {
 	int nmlp;
 	struct lat_mlp_row mlp[LAT_MAX_CHAINS];
 	int nloaded;
-	struct lat_loaded_row loaded[LAT_LOADED_LEVELS];
+	struct lat_loaded_row loaded[LAT_LOADED_ROWS];
+	struct lat_loaded_curve curves[LAT_MAX_RW];
+	int load_shared; /* 1: with the chase, 2: among themselves */
 	int chase_cpu;
 	int load_cpu[MAX_THREADS];
 	int load_threads_run;
@@ -4222,7 +4668,37 @@ struct lat_run {
 
 
 #ifdef _OPENMP
-static const long lat_loaded_delays[LAT_LOADED_LEVELS] = LAT_LOADED_DELAYS;
+/* The doubling point of each mix, from its rows (idle first, then the
+ * delays largest first, which is the order of rising load). */
+static void lat_loaded_curves(const struct options *o, struct lat_run *r)
+{
+	int m, i;
+	for (m = 0; m < o->nrw; m++) {
+		struct lat_loaded_curve *c = &r->curves[m];
+		const struct lat_loaded_row *prev = NULL;
+		size_t chunk = c->chunk_bytes;
+		memset(c, 0, sizeof(*c));
+		c->chunk_bytes = chunk;
+		for (i = 0; i < r->nloaded; i++) {
+			const struct lat_loaded_row *row = &r->loaded[i];
+			if (row->mix != m)
+				continue;
+			if (row->idle) {
+				c->idle_ns = row->ns;
+			} else if (prev && !c->doubles && c->idle_ns > 0 &&
+				   row->ns >= 2 * c->idle_ns) {
+				double f = (2 * c->idle_ns - prev->ns) /
+					   (row->ns - prev->ns);
+				c->doubles = 1;
+				c->double_mbs = prev->load_mbs +
+						f * (row->load_mbs - prev->load_mbs);
+				c->delay_lo = prev->idle ? -1 : prev->delay;
+				c->delay_hi = row->delay;
+			}
+			prev = row;
+		}
+	}
+}
 
 struct lat_counter {
 	unsigned long long bytes;
@@ -4230,125 +4706,194 @@ struct lat_counter {
 };
 static int lat_stop;
 
-/* One chase thread, pinned to the first allowed CPU, times the chain
- * while o->load_threads threads, pinned to the next CPUs, read their
- * own arrays with a spin of `delay` after every LAT_LOAD_CHUNK bytes.
- * Latency here is the median of short windows, not the minimum: the
- * minimum would pick the moments the load threads happened to pause,
- * and the mean would count the times the chase was preempted (short
- * windows keep a preemption to one window). */
+/* What the load threads run: a read:write mix and a delay. */
+struct lat_load {
+	int threads;
+	int reads, writes;
+	long delay;
+	size_t elems; /* of each thread's array */
+	size_t sub;   /* elements per read or write block of a chunk */
+	struct region *arrays;
+	struct lat_counter *cnt;
+	const int *cpu_of; /* CPU of thread t, t = 0 the chase; -1 unpinned */
+};
+
+/* One load thread until lat_stop: each chunk reads `reads` blocks and
+ * writes `writes` blocks, walking its array in order, then spins
+ * `delay` turns; the bytes moved are published after every chunk. */
+static double lat_load_thread(const struct lat_load *l, int t)
+{
+	elem_t *a = l->arrays[t - 1].data;
+	size_t pos = 0, per_chunk = (size_t)(l->reads + l->writes) * l->sub;
+	unsigned long long done, chunk_bytes = per_chunk * sizeof(elem_t);
+	double s = 0;
+	int stop = 0, k;
+#pragma omp atomic read
+	done = l->cnt[t].bytes;
+	while (!stop) {
+		if (pos + per_chunk > l->elems)
+			pos = 0;
+		for (k = 0; k < l->reads; k++, pos += l->sub)
+			s += k_read(a, pos, pos + l->sub);
+		for (k = 0; k < l->writes; k++, pos += l->sub)
+			k_write(a, (elem_t)1, pos, pos + l->sub, 0);
+		done += chunk_bytes;
+#pragma omp atomic write
+		l->cnt[t].bytes = done;
+		lat_spin(l->delay);
+#pragma omp atomic read
+		stop = lat_stop;
+	}
+	return s;
+}
+
+/* One row: thread 0 warms and times the chase while l->threads load
+ * threads run (none for the idle row).  Latency is the median of short
+ * windows, not the minimum: the minimum would pick the moments the load
+ * threads happened to pause, and the mean would count the times the
+ * chase was preempted (short windows keep a preemption to one window).
+ * The bandwidth is what the counters say the load threads moved while
+ * the chase was timed. */
+static void lat_loaded_row_run(const struct lat_load *l, void **head,
+			       double hint_ns, struct lat_run *r,
+			       struct lat_loaded_row *row)
+{
+	double t0 = 0, t1 = 0, chase_t = 0, keep = 0;
+	double *per = malloc(LAT_LOADED_MAX_WINDOWS * sizeof(*per));
+	unsigned long long b0 = 0, b1 = 0;
+	int nw = 0, got = l->threads + 1;
+
+	if (!per)
+		die("out of memory for the loaded-latency windows");
+#pragma omp atomic write
+	lat_stop = 0;
+#pragma omp parallel num_threads(l->threads + 1) reduction(+ : keep)
+	{
+		int tid = omp_get_thread_num(), k;
+		if (l->cpu_of[tid] >= 0)
+			pin_to_cpu(l->cpu_of[tid]);
+		if (tid == 0) {
+			double warm;
+			unsigned long long v;
+			got = omp_get_num_threads();
+			r->chase_cpu = current_cpu();
+			warm = now();
+			while (now() - warm < LAT_LOADED_WARM_NS * 1e-9)
+				head[0] = lat_chase(head[0], 64);
+			for (k = 1; k <= l->threads; k++) {
+#pragma omp atomic read
+				v = l->cnt[k].bytes;
+				b0 += v;
+			}
+			t0 = now();
+			while (chase_t < LAT_LOADED_NS * 1e-9 &&
+			       nw < LAT_LOADED_MAX_WINDOWS) {
+				size_t n = lat_window_loads(LAT_LOADED_WINDOW_NS,
+							    hint_ns, 1);
+				double w = lat_window(head, 1, n);
+				chase_t += w;
+				per[nw++] = 1e9 * w / (double)(n / LAT_UNROLL * LAT_UNROLL);
+			}
+			for (k = 1; k <= l->threads; k++) {
+#pragma omp atomic read
+				v = l->cnt[k].bytes;
+				b1 += v;
+			}
+			t1 = now();
+#pragma omp atomic write
+			lat_stop = 1;
+		} else {
+			r->load_cpu[tid - 1] = current_cpu();
+			keep += lat_load_thread(l, tid);
+		}
+	}
+	if (got < l->threads + 1)
+		die("--load-threads %d: the OpenMP runtime gave only %d threads",
+		    l->threads, got);
+	lat_sink = (uintptr_t)keep;
+	row->threads = l->threads;
+	row->ns = median(per, (size_t)nw);
+	row->windows = nw;
+	row->load_bytes = b1 - b0;
+	row->seconds = t1 - t0;
+	row->load_mbs = 1e-6 * (double)row->load_bytes / row->seconds;
+	free(per);
+}
+
+/* The loaded-latency test on the chain at head: per mix, an idle row,
+ * then one row per delay.  The chase runs on the sweep's CPU (the first
+ * allowed), the load threads on the other allowed CPUs, round-robin
+ * when there are more threads than CPUs; they share the chase's CPU
+ * only when it is the only one, and a warning says so. */
 static void lat_loaded_run(const struct options *o, void *head,
 			   struct lat_run *r)
 {
-	int nl = o->load_threads, ncpu = r->ncpus, d, i;
-	const int *cpus = r->cpus;
-	size_t elems = r->load_bytes / sizeof(elem_t);
-	size_t chunk = LAT_LOAD_CHUNK / sizeof(elem_t);
-	size_t per_elem = (size_t)kernel_defs[K_READ].words * sizeof(elem_t);
-	struct region *lr = calloc((size_t)nl, sizeof(*lr));
-	struct lat_counter *cnt = calloc((size_t)nl + 1, sizeof(*cnt));
-	double keep = 0;
+	struct lat_load l;
+	int nl = o->load_threads, ncpu = r->ncpus, m, d, i;
+	int *cpu_of = malloc((size_t)(nl + 1) * sizeof(*cpu_of));
+	double hint = r->pts[r->npts - 1].ns;
+	void *h[1];
 
-	if (!lr || !cnt)
+	memset(&l, 0, sizeof(l));
+	l.arrays = calloc((size_t)nl, sizeof(*l.arrays));
+	l.cnt = calloc((size_t)nl + 1, sizeof(*l.cnt));
+	if (!l.arrays || !l.cnt || !cpu_of)
 		die("out of memory for %d load threads", nl);
-	if (ncpu < nl + 1)
-		warn("--load-threads %d: only %d CPUs are allowed, so the chase "
-		     "and load threads share CPUs", nl, ncpu);
+	l.elems = r->load_bytes / sizeof(elem_t);
+	l.cpu_of = cpu_of;
+	for (i = 0; i <= nl; i++)
+		cpu_of[i] = ncpu == 0 ? -1
+			    : i == 0 || ncpu == 1 ? r->cpus[0]
+			    : r->cpus[1 + (i - 1) % (ncpu - 1)];
+	r->load_shared = ncpu == 1 ? 1 : ncpu > 1 && nl > ncpu - 1 ? 2 : 0;
+	if (r->load_shared == 1)
+		warn("--load-threads %d: only one CPU is allowed, so the load "
+		     "threads share it with the chase", nl);
+	else if (r->load_shared == 2)
+		warn("--load-threads %d: only %d CPUs besides the chase's are "
+		     "allowed, so load threads share CPUs", nl, ncpu - 1);
 	for (i = 0; i < nl; i++) {
 		size_t j;
-		if (region_alloc(&lr[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
+		if (region_alloc(&l.arrays[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
 			die("--load-threads: could not obtain %.1f MiB for load "
 			    "thread %d (%s)", (double)r->load_bytes / 1048576.0,
 			    i + 1, strerror(errno));
-		for (j = 0; j < elems; j++)
-			((elem_t *)lr[i].data)[j] = (elem_t)1;
+		for (j = 0; j < l.elems; j++)
+			((elem_t *)l.arrays[i].data)[j] = (elem_t)1;
 	}
-	chunk = chunk < elems ? chunk : elems;
 	r->load_threads_run = nl + 1;
-	for (d = 0; d < LAT_LOADED_LEVELS; d++) {
-		long delay = lat_loaded_delays[d];
-		double t0 = 0, t1 = 0, chase_t = 0, per[LAT_LOADED_MAX_WINDOWS];
-		int nw = 0;
-		unsigned long long b0 = 0, b1 = 0;
-		int got = nl + 1;
-#pragma omp atomic write
-		lat_stop = 0;
-#pragma omp parallel num_threads(nl + 1)
-		{
-			int tid = omp_get_thread_num(), k;
-			if (ncpu > 0)
-				pin_to_cpu(cpus[tid % ncpu]);
-			if (tid == 0) {
-				void *h[1];
-				double warm;
-				unsigned long long v;
-				got = omp_get_num_threads();
-				r->chase_cpu = current_cpu();
-				h[0] = head;
-				warm = now();
-				while (now() - warm < LAT_LOADED_WARM_NS * 1e-9)
-					h[0] = lat_chase(h[0], 64);
-				for (k = 1; k <= nl; k++) {
-#pragma omp atomic read
-					v = cnt[k].bytes;
-					b0 += v;
-				}
-				t0 = now();
-				while (chase_t < LAT_LOADED_NS * 1e-9 &&
-				       nw < LAT_LOADED_MAX_WINDOWS) {
-					size_t n = lat_window_loads(LAT_LOADED_WINDOW_NS,
-								    r->pts[r->npts - 1].ns, 1);
-					double w = lat_window(h, 1, n);
-					chase_t += w;
-					per[nw++] = 1e9 * w / (double)(n / LAT_UNROLL * LAT_UNROLL);
-				}
-				for (k = 1; k <= nl; k++) {
-#pragma omp atomic read
-					v = cnt[k].bytes;
-					b1 += v;
-				}
-				t1 = now();
-#pragma omp atomic write
-				lat_stop = 1;
-				head = h[0];
-			} else {
-				const elem_t *a = lr[tid - 1].data;
-				size_t pos = 0;
-				unsigned long long done;
-				double s = 0;
-				int stop = 0;
-#pragma omp atomic read
-				done = cnt[tid].bytes;
-				r->load_cpu[tid - 1] = current_cpu();
-				while (!stop) {
-					s += k_read(a, pos, pos + chunk);
-					pos += chunk;
-					if (pos + chunk > elems)
-						pos = 0;
-					done += (unsigned long long)(chunk * per_elem);
-#pragma omp atomic write
-					cnt[tid].bytes = done;
-					lat_spin(delay);
-#pragma omp atomic read
-					stop = lat_stop;
-				}
-#pragma omp atomic
-				keep += s;
-			}
+	h[0] = head;
+	for (m = 0; m < o->nrw; m++) {
+		size_t parts = (size_t)(o->rw[m][0] + o->rw[m][1]);
+		size_t sub = LAT_LOAD_CHUNK / sizeof(elem_t) / parts;
+		/* whole cache lines, so a read and a write block never share one */
+		sub -= sub % (CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1);
+		if (sub == 0)
+			sub = 1;
+		if (sub * parts > l.elems)
+			sub = l.elems / parts;
+		l.sub = sub;
+		r->curves[m].chunk_bytes = sub * parts * sizeof(elem_t);
+		l.reads = o->rw[m][0];
+		l.writes = o->rw[m][1];
+		for (d = -1; d < o->ndelays; d++) {
+			struct lat_loaded_row *row = &r->loaded[r->nloaded];
+			memset(row, 0, sizeof(*row));
+			row->mix = m;
+			row->idle = d < 0;
+			row->delay = d < 0 ? 0 : o->delays[d];
+			l.threads = d < 0 ? 0 : nl;
+			l.delay = row->delay;
+			lat_loaded_row_run(&l, h, hint, r, row);
+			r->nloaded++;
 		}
-		if (got < nl + 1)
-			die("--load-threads %d: the OpenMP runtime gave only %d threads",
-			    nl, got);
-		r->loaded[d].delay = delay;
-		r->loaded[d].ns = median(per, (size_t)nw);
-		r->loaded[d].load_mbs = 1e-6 * (double)(b1 - b0) / (t1 - t0);
-		r->nloaded = d + 1;
 	}
-	lat_sink = (uintptr_t)keep;
+	lat_loaded_curves(o, r);
 	for (i = 0; i < nl; i++)
-		region_free(&lr[i]);
-	free(lr);
-	free(cnt);
+		region_free(&l.arrays[i]);
+	free(l.arrays);
+	free(l.cnt);
+	free(cpu_of);
 }
 #endif
 
@@ -4501,6 +5046,118 @@ static void lat_print_clock(const struct lat_run *r)
 		printf("# clock: unknown (%s); cycles not shown\n", r->mhz_source);
 }
 
+/* --load-threads' table: one block per read:write mix, its idle row
+ * first, then each delay; then where latency doubles its idle value. */
+static void lat_print_loaded(const struct options *o, const struct lat_run *r)
+{
+	char b[32];
+	int i, m;
+	format_bytes(b, sizeof(b), o->lat_max);
+	printf("# loaded latency at %s: chase on CPU %d, %d load thread(s) on "
+	       "CPU", b, r->chase_cpu, o->load_threads);
+	for (i = 0; i < o->load_threads; i++)
+		printf("%s%d", i ? "," : " ", r->load_cpu[i]);
+	printf("%s\n", r->load_shared == 1 ? " (sharing the chase's CPU)"
+		       : r->load_shared == 2 ? " (sharing CPUs)" : "");
+	format_bytes(b, sizeof(b), LAT_LOAD_CHUNK);
+	printf("# mix R:W = bytes read : bytes written; delay = idle-loop turns "
+	       "per %s chunk\n", b);
+	printf("#  mix    delay  latency_ns  cycles   load_MB/s\n");
+	for (i = 0; i < r->nloaded; i++) {
+		const struct lat_loaded_row *row = &r->loaded[i];
+		char mix[16], delay[24];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[row->mix][0],
+			 o->rw[row->mix][1]);
+		if (row->idle)
+			snprintf(delay, sizeof(delay), "idle");
+		else
+			snprintf(delay, sizeof(delay), "%ld", row->delay);
+		printf("# %4s %8s %11.2f %7.1f %11.1f\n", mix, delay, row->ns,
+		       r->mhz > 0 ? row->ns * r->mhz / 1e3 : 0.0, row->load_mbs);
+	}
+	for (m = 0; m < o->nrw; m++) {
+		const struct lat_loaded_curve *c = &r->curves[m];
+		printf("# mix %d:%d: idle %.2f ns; ", o->rw[m][0], o->rw[m][1],
+		       c->idle_ns);
+		if (!c->doubles) {
+			printf("latency doubles: not reached\n");
+			continue;
+		}
+		printf("latency doubles at about %.1f MB/s (between ",
+		       c->double_mbs);
+		if (c->delay_lo < 0)
+			printf("idle");
+		else
+			printf("delay %ld", c->delay_lo);
+		printf(" and delay %ld)\n", c->delay_hi);
+	}
+}
+
+/* The same in JSON. */
+static void lat_json_loaded(const struct options *o, const struct lat_run *r)
+{
+	int i, m;
+	char mix[16];
+	json_open("loaded", '{');
+	json_int("chase_cpu", r->chase_cpu);
+	json_int("load_threads", o->load_threads);
+	json_open("load_cpus", '[');
+	for (i = 0; i < o->load_threads; i++)
+		json_int(NULL, r->load_cpu[i]);
+	json_close(']');
+	json_str("shared", r->load_shared == 1 ? "chase"
+		 : r->load_shared == 2 ? "load" : "none");
+	json_int("bytes", (long long)o->lat_max);
+	json_int("load_bytes_per_thread", (long long)r->load_bytes);
+	json_int("chunk_bytes", LAT_LOAD_CHUNK);
+	json_open("rows", '[');
+	for (i = 0; i < r->nloaded; i++) {
+		const struct lat_loaded_row *row = &r->loaded[i];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[row->mix][0],
+			 o->rw[row->mix][1]);
+		json_open(NULL, '{');
+		json_str("rw", mix);
+		json_bool("idle", row->idle);
+		if (row->idle)
+			json_str("delay", NULL);
+		else
+			json_int("delay", row->delay);
+		json_int("threads", row->threads);
+		json_num("ns", row->ns);
+		json_num("cycles", r->mhz > 0 ? row->ns * r->mhz / 1e3 : NAN);
+		json_num("load_mbs", row->load_mbs);
+		json_int("load_bytes", (long long)row->load_bytes);
+		json_num("seconds", row->seconds);
+		json_int("windows", row->windows);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("curves", '[');
+	for (m = 0; m < o->nrw; m++) {
+		const struct lat_loaded_curve *c = &r->curves[m];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[m][0], o->rw[m][1]);
+		json_open(NULL, '{');
+		json_str("rw", mix);
+		json_int("reads", o->rw[m][0]);
+		json_int("writes", o->rw[m][1]);
+		json_int("chunk_bytes", (long long)c->chunk_bytes);
+		json_num("idle_ns", c->idle_ns);
+		json_bool("doubles", c->doubles);
+		json_num("double_mbs", c->doubles ? c->double_mbs : NAN);
+		if (c->doubles && c->delay_lo >= 0)
+			json_int("double_after_delay", c->delay_lo);
+		else
+			json_str("double_after_delay", NULL);
+		if (c->doubles)
+			json_int("double_by_delay", c->delay_hi);
+		else
+			json_str("double_by_delay", NULL);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
 static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
@@ -4514,6 +5171,8 @@ static void lat_print_summary(const struct options *o,
 	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
 	       r->cpu);
 	lat_print_clock(r);
+	if (o->placement)
+		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
 	for (i = 0; i < o->nstrides; i++)
 		lat_print_levels(&r->sums[i], r->mhz);
 	lat_print_os_caches(si);
@@ -4529,18 +5188,8 @@ static void lat_print_summary(const struct options *o,
 			printf("#   %2d %9.3f %6.2f\n", r->mlp[i].chains,
 			       r->mlp[i].ns_per_load, r->mlp[i].parallelism);
 	}
-	if (r->nloaded) {
-		printf("# loaded latency: chase on CPU %d, %d load thread(s) "
-		       "reading on CPU", r->chase_cpu, o->load_threads);
-		for (i = 0; i < o->load_threads; i++)
-			printf("%s%d", i ? "," : " ", r->load_cpu[i]);
-		printf("\n#  delay  latency_ns  cycles  load_MB/s\n");
-		for (i = 0; i < r->nloaded; i++)
-			printf("# %6ld %11.2f %7.1f %10.1f\n", r->loaded[i].delay,
-			       r->loaded[i].ns,
-			       r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : 0.0,
-			       r->loaded[i].load_mbs);
-	}
+	if (r->nloaded)
+		lat_print_loaded(o, r);
 }
 
 static void lat_json_summary(const struct lat_summary *s, double mhz)
@@ -4606,6 +5255,10 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("bytes", (long long)r->bufs[0].bytes);
 	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
 	json_num("huge_pct", r->pages.huge_pct);
+	if (o->placement)
+		phys_json("physical", &r->phys, r->pages.huge_pct);
+	else
+		json_str("physical", NULL);
 	json_close('}');
 	json_num("window_ns", LAT_WINDOW_NS);
 	json_num("point_cap_ns", LAT_POINT_CAP_NS);
@@ -4653,29 +5306,10 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	} else {
 		json_str("mlp", NULL);
 	}
-	if (r->nloaded) {
-		json_open("loaded", '{');
-		json_int("chase_cpu", r->chase_cpu);
-		json_open("load_cpus", '[');
-		for (i = 0; i < o->load_threads; i++)
-			json_int(NULL, r->load_cpu[i]);
-		json_close(']');
-		json_str("kernel", kernel_defs[K_READ].name);
-		json_int("load_bytes_per_thread", (long long)r->load_bytes);
-		json_open("rows", '[');
-		for (i = 0; i < r->nloaded; i++) {
-			json_open(NULL, '{');
-			json_int("delay", r->loaded[i].delay);
-			json_num("ns", r->loaded[i].ns);
-			json_num("cycles", r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : NAN);
-			json_num("load_mbs", r->loaded[i].load_mbs);
-			json_close('}');
-		}
-		json_close(']');
-		json_close('}');
-	} else {
+	if (r->nloaded)
+		lat_json_loaded(o, r);
+	else
 		json_str("loaded", NULL);
-	}
 }
 
 /* The run's report once measured.  nested: `bench all` owns the JSON
@@ -4780,6 +5414,25 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 	return n;
 }
 
+/* Loaded latency must chase memory, not a cache: without --max the
+ * chase (and so the sweep) reaches at least STREAM's rule, BENCH_LLC_
+ * FACTOR times all the reported last-level caches, in whole MiB, but
+ * leaves half of memory free of the chase and the load threads' arrays.
+ * When no cache is reported, the default --max stands. */
+static unsigned long long lat_loaded_max(const struct options *o,
+					 const struct system_info *si)
+{
+	unsigned long long llc = reported_llc(si) *
+				 (unsigned long long)reported_llc_instances(si);
+	unsigned long long want = stream_rule_elements(llc) * sizeof(elem_t);
+	unsigned long long cap = physical_memory() / 2 /
+				 (unsigned long long)(o->load_threads + 1);
+	want = (want + (1ULL << 20) - 1) >> 20 << 20;
+	if (cap && want > cap)
+		want = cap >> 20 << 20;
+	return want > o->lat_max ? want : o->lat_max;
+}
+
 /* Refuse latency options that cannot run (the allocation plan refuses
  * the rest), before anything is allocated or printed, and fill in the
  * default stride: the OS-reported line, or 64. */
@@ -4796,6 +5449,8 @@ static void lat_check(struct options *o, const struct system_info *si)
 	}
 	if (o->curve_in)
 		return;
+	if (o->load_threads > 0 && !o->max_set)
+		o->lat_max = lat_loaded_max(o, si);
 	if (o->lat_min > o->lat_max) {
 		format_bytes(b1, sizeof(b1), o->lat_min);
 		format_bytes(b2, sizeof(b2), o->lat_max);
@@ -4832,6 +5487,8 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	for (i = 0; i < r->plan.regions; i++) /* fault in before timing */
 		memset(r->bufs[i].data, 0, r->bufs[i].bytes);
 	page_report(r->bufs[0].data, r->bufs[0].bytes, &r->pages);
+	if (o->placement)
+		phys_report(r->bufs[0].data, r->bufs[0].bytes, &r->phys);
 	if (o->mhz > 0) {
 		r->mhz = o->mhz;
 		r->mhz_source = "from --mhz";
