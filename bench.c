@@ -3084,8 +3084,8 @@ static void stream_run_rules(const struct options *o, struct stream_run *r)
 				 (r->how[k].kind == SK_MEMCPY ? 2 : 0);
 	if (tuned)
 		rule_broken(r, "%s", tuned == 1 ? "streaming stores"
-			    : tuned == 2 ? "memcpy for Copy"
-			    : "streaming stores and memcpy for Copy");
+			    : tuned == 2 ? "memcpy for copy"
+			    : "streaming stores and memcpy for copy");
 	r->verdict = r->nreasons == 0 ? "standard"
 		     : r->nreasons == 1 && tuned ? "tuned" : "variant";
 }
