@@ -38,7 +38,7 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in compare diff matrix restore run sweep-bind sweep-freq sweep-latency-pages \
+		for c in compare diff matrix report restore run sweep-bind sweep-freq sweep-latency-pages \
 			sweep-size sweep-threads; do
 			echo "755 usr/local/bin/membench-$c"
 		done
