@@ -118,6 +118,10 @@ print-docdir: ; @echo $(docdir)'
 	run "$inst/bin/membench-diff" a.json a.json
 	assert_success
 	assert_output --partial "within noise"
+	# membench-report renders the run from the installed tree
+	run "$inst/bin/membench-report" --no-plots --format csv "$dir"
+	assert_success
+	[ -s "$dir/report-bandwidth.csv" ]
 }
 
 @test "make uninstall removes every file install wrote, and nothing else" {
