@@ -34,6 +34,9 @@ setup_file() {
 		make_fake_machine "$BATS_FILE_TMPDIR/fake"
 		MEMBENCH_SYSFS=$BATS_FILE_TMPDIR/fake/sys MEMBENCH_PROCFS=$BATS_FILE_TMPDIR/fake/proc MEMBENCH_UID=0 \
 			"$h/sweep-freq" --results "$res" --freqs 1200,2600 --no-turbo-step -- -s 20000 -n 3 -t 1
+		MEMBENCH_SYSFS=$BATS_FILE_TMPDIR/fake/sys MEMBENCH_PROCFS=$BATS_FILE_TMPDIR/fake/proc MEMBENCH_UID=0 \
+			"$h/sweep-latency-pages" --results "$res" --modes 'thp-never thp-always' --max 128K
+		"$h/time-latency-sweep" --results "$res" -n 2 -- --max 128K
 		printf '%s\n' 'gcc | -O2 | STREAM_ARRAY_SIZE=20000 | plain | 1' \
 			'gcc | -O1 | STREAM_ARRAY_SIZE=20000 | plain | 1' >"$m"
 		"$MEMBENCH_ROOT/matrix/run-matrix" --results "$res" --repeat 2 --ntimes 3 "$m"
@@ -49,6 +52,7 @@ setup() {
 	HOSTDIR=$W/${HOSTDIR##*/}
 	TINY=$(run_dir '*-single') SIZE=$(run_dir '*-sweep-size') THREADS=$(run_dir '*-sweep-threads')
 	LAT=$(run_dir '*-lat') FREQ=$(run_dir '*-sweep-freq') MATRIX=$(run_dir '*-matrix-tiny')
+	PAGES=$(run_dir '*-sweep-latency-pages') TIMING=$(run_dir '*-time-latency-sweep')
 }
 
 run_dir() { find "$HOSTDIR" -mindepth 1 -maxdepth 1 -type d -name "$1" | head -n 1; }
@@ -125,6 +129,23 @@ png_ok() {
 	# the curve: every point, size in bytes and ns
 	diff <(csv_col 'Size (bytes)' "$LAT/report-curve.csv") <(jq -r '.bench.curve[].bytes' "$LAT/step-001.json")
 	diff <(awk -F, 'NR > 1 { print $2 }' "$LAT/report-curve.csv") <(jq -r '.bench.curve[].ns' "$LAT/step-001.json")
+}
+
+@test "page modes side by side, and a latency timing run: each curve and level from its own JSON" {
+	run "$REPORT" --format csv "$PAGES" "$TIMING"
+	assert_success
+	head -n 1 "$PAGES/report-curve.csv" | grep -q 'Mode=thp-never.*Mode=thp-always'
+	for i in 1 2; do
+		diff <(awk -F, -v c=$((i + 1)) 'NR > 1 { print $c }' "$PAGES/report-curve.csv") \
+			<(jq -r '.bench.curve[].ns' "$PAGES/step-00$i.json")
+	done
+	diff <(csv_col 'Mode' "$PAGES/report-levels.csv") \
+		<(jq -r '.params.Mode as $m | .bench.summary[].levels[] | $m' "$PAGES"/step-*.json)
+	diff <(csv_col 'ns' "$TIMING/report-levels.csv") <(jq -r '.summary[].levels[].ns' "$TIMING"/run-1.json "$TIMING"/run-2.json)
+	diff <(csv_col 'Run' "$TIMING/report-levels.csv") \
+		<(for i in 1 2; do jq -r --arg i "$i" '.summary[].levels[] | $i' "$TIMING/run-$i.json"; done)
+	svg_ok "$PAGES/plot-latency.svg"
+	grep -q 'Mode=thp-always' "$PAGES/plot-latency.svg"
 }
 
 @test "a matrix with two runs a cell: the median of the runs' best rates, and their spread" {
@@ -274,15 +295,17 @@ plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 	run "$REPORT" --html --format md,csv "$W"
 	assert_success
 	n=$(find "$W" -mindepth 2 -maxdepth 2 -type d | wc -l)
-	[ "$n" = 6 ]
+	[ "$n" = 8 ]
 	[ "$(($(wc -l <"$W/report-index.csv") - 1))" = "$n" ]
-	for d in "$TINY" "$SIZE" "$THREADS" "$LAT" "$FREQ" "$MATRIX"; do
+	for d in "$TINY" "$SIZE" "$THREADS" "$LAT" "$FREQ" "$MATRIX" "$PAGES" "$TIMING"; do
 		grep -qF "${d#"$W"/}" "$W/report-index.csv"
 		grep -qF "${d#"$W"/}" "$W/report.md"
 	done
 	grep -q 'size sweep' "$W/report-index.csv"
 	grep -q 'frequency sweep' "$W/report-index.csv"
 	grep -q ',matrix,' "$W/report-index.csv"
+	grep -q 'page-mode sweep' "$W/report-index.csv"
+	grep -q 'latency timing' "$W/report-index.csv"
 	# the best Triad of the sweep-size row is the largest of its steps
 	best=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$SIZE"/step-*.json | sort -g | tail -n 1)
 	grep -F "${SIZE#"$W"/}," "$W/report-index.csv" | grep -qF ",$best,"
