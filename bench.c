@@ -563,22 +563,24 @@ static void die(const char *fmt, ...)
 	va_list ap;
 #ifdef BENCH_MPI
 	int up = 0, down = 0;
+	char line[1024];
 	MPI_Initialized(&up);
 	MPI_Finalized(&down);
 	if (up && !down && die_quiet)
 		sleep(5); /* rank 0 ends the job first, unless it met no error */
-	fprintf(stderr, "%s: %s", prog, die_where);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write, so the lines of ranks dying at once do not mix */
+	fprintf(stderr, "%s: %s%s\n", prog, die_where, line);
+	if (up && !down)
+		MPI_Abort(MPI_COMM_WORLD, 2); /* the others must not wait */
 #else
 	fprintf(stderr, "%s: ", prog);
-#endif
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-#ifdef BENCH_MPI
-	fflush(stderr);
-	if (up && !down)
-		MPI_Abort(MPI_COMM_WORLD, 2); /* the others must not wait */
 #endif
 	exit(2);
 }
@@ -5163,13 +5165,12 @@ struct cluster_node {
  * whole job: a rank that stops alone would leave the others waiting. */
 static void cluster_abort(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
-	fprintf(stderr, "%s: %s", prog, die_where);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
+	fprintf(stderr, "%s: %s%s\n", prog, die_where, line);
 	MPI_Abort(MPI_COMM_WORLD, 3);
 	exit(3);
 }
@@ -5253,7 +5254,7 @@ static int cluster_fake_host(char *buf, size_t len)
 static void cluster_start(int *argc, char ***argv)
 {
 	char name[MPI_MAX_PROCESSOR_NAME];
-	int provided, len = 0, first, i, *firsts;
+	int provided, len = 0, first, i, *firsts, fake;
 
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) !=
 	    MPI_SUCCESS) {
@@ -5274,7 +5275,11 @@ static void cluster_start(int *argc, char ***argv)
 	if (cl.rank != 0 && !freopen("/dev/null", "w", stdout))
 		die("cannot silence stdout: %s", strerror(errno));
 	cl.timeout = BENCH_CLUSTER_TIMEOUT;
-	if (cluster_fake_host(cl.host, sizeof(cl.host))) {
+	fake = cluster_fake_host(cl.host, sizeof(cl.host));
+	/* every rank must take the same way, even if only some fake */
+	cluster_check(MPI_Allreduce(MPI_IN_PLACE, &fake, 1, MPI_INT, MPI_MAX,
+				    MPI_COMM_WORLD), "grouping ranks by node");
+	if (fake) {
 		/* nodes by name: the lowest rank of each name is its colour */
 		char *all = malloc((size_t)cl.size * CLUSTER_HOST);
 		if (!all)
