@@ -573,8 +573,13 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	/* one write, so the lines of ranks dying at once do not mix */
 	fprintf(stderr, "%s: %s%s\n", prog, die_where, line);
-	if (up && !down)
-		MPI_Abort(MPI_COMM_WORLD, 2); /* the others must not wait */
+	if (up && !down) {
+		int size = 1;
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		if (size > 1)
+			MPI_Abort(MPI_COMM_WORLD, 2); /* the others must not wait */
+		MPI_Finalize(); /* alone: a plain exit, one line */
+	}
 #else
 	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
