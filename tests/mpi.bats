@@ -6,6 +6,8 @@
 # launch runs under `timeout`, so a hang fails the test instead of the
 # suite; nothing here reads the rates.
 
+# shellcheck disable=SC2030,SC2031 # bats' run sets $output in every test,
+# which shellcheck reads as subshells
 load test_helper
 
 # As root, Open MPI's launcher refuses to start without these.
@@ -217,17 +219,17 @@ corrupt_rank_named() {
 }
 
 # Start a long run in the background, wait until both ranks run, then
-# do SIGNAL to rank 1's process; the launcher's status and output come
-# back in $status and $output.
+# do SIGNAL to rank 1's process; the launcher's status comes back in
+# $launched and its output in $output.
 signal_a_rank() {
-	local flavour="$1" sig="$2" b lp i pids
+	local flavour="$1" sig="$2" b lp pids
 	shift 2
 	b=$(mpi_build "$flavour")
 	mpi_launcher "$flavour"
 	timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 4000000 -n 200 "$@" \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 &
 	lp=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		mapfile -t pids < <(rank_pids "$lp" "$b")
 		[ "${#pids[@]}" -ge 2 ] && break
 		sleep 0.2
@@ -241,30 +243,33 @@ signal_a_rank() {
 	# the higher pid is rank 1 (each MPI starts its ranks in order)
 	victim=$(printf '%s\n' "${pids[@]}" | sort -n | tail -n 1)
 	kill "-$sig" "$victim"
-	status=0
-	wait "$lp" || status=$?
-	output=$(cat "$BATS_TEST_TMPDIR/out")
+	launched=0
+	wait "$lp" || launched=$?
 	kill -KILL "$victim" 2>/dev/null || : # a stopped rank outlives the job
+	run cat "$BATS_TEST_TMPDIR/out"
 }
 
 @test "Open MPI: a rank killed mid-run ends the run with a message naming its node, within the bound" {
 	signal_a_rank openmpi KILL
 	echo "$output"
-	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
 	assert_output --regexp "process rank 1 with PID [0-9]+ on node $(hostname) exited on signal 9"
 }
 
 @test "MPICH: a rank killed mid-run ends the run with a message naming its node, within the bound" {
 	signal_a_rank mpich KILL
 	echo "$output"
-	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
 	assert_output --partial "RUNNING AT $(hostname)"
 }
 
 @test "a rank that hangs (stopped) ends the run after --cluster-timeout with a message naming the waiting rank's node and step" {
 	signal_a_rank openmpi STOP --cluster-timeout 3
 	echo "$output"
-	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
 	assert_output --regexp "bench: rank 0 on $(hostname): the barrier (before [A-Za-z]+, repetition [0-9]+|after the last repetition): not every rank arrived within 3 s"
 }
 
@@ -278,7 +283,8 @@ signal_a_rank() {
 	with_hugepages 3 timeout "$BOUND" "${launch[@]}" \
 		-np 1 "$b" $TINY --alloc hugetlb : \
 		-np 1 env MEMBENCH_PROCFS="$fake" "$b" $TINY --alloc hugetlb
-	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 124 ]
 	assert_output --partial 'bench: rank 1 on nodeB: --alloc hugetlb: needs 3 huge pages but only 0 are free'
 	refute_output --partial 'rank 0 on nodeA: --alloc'
 }
@@ -308,7 +314,8 @@ strip_mpi() {
 	strip_mpi "$MEMBENCH_ROOT/bench.c" >"$d/without/bench.c"
 	# the strip did remove the cluster layer, and only MPI's blocks
 	grep -q 'cluster_start' "$d/with/bench.c"
-	! grep -qiE 'BENCH_MPI|MPI_|cluster_' "$d/without/bench.c"
+	run grep -ciE 'BENCH_MPI|MPI_|cluster_' "$d/without/bench.c"
+	assert_output 0
 	for flags in "-O2" "-O2 -fopenmp"; do
 		(cd "$d/with" && gcc $flags -c bench.c -o bench.o)
 		(cd "$d/without" && gcc $flags -c bench.c -o bench.o)
@@ -318,8 +325,13 @@ strip_mpi() {
 		}
 	done
 	# and the bench under test has no MPI in it
-	! ldd "$BENCH" | grep -qi 'libmpi'
-	! nm -D "$BENCH" 2>/dev/null | grep -q 'MPI_'
+	run ldd "$BENCH"
+	assert_success
+	refute_output --partial 'libmpi'
+	run nm -D "$BENCH"
+	assert_success
+	assert_output --partial 'malloc'
+	refute_output --partial 'MPI_'
 	run "$BENCH" --help
 	assert_success
 	refute_output --partial 'cluster'
