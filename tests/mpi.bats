@@ -86,6 +86,12 @@ two_ranks_one_node() {
 		.cluster.aggregate.rates_mbs.triad == .cluster.nodes[0].rates_mbs.triad and
 		.cluster.aggregate.rates_mbs.triad > 0 and .cluster.outliers == [] and
 		.cluster.valid and .cluster.launch == "simultaneous"' <<<"$output"
+	# every rank renders stored rows alike; still only rank 0's reach stdout
+	run timeout "$BOUND" "${launch[@]}" -np 2 "$b" \
+		--cluster-in "$MEMBENCH_ROOT/tests/fixtures/cluster/threshold.txt"
+	assert_success
+	[ "$(grep -c '^Node  *Ranks' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^node01 ' <<<"$output")" -eq 1 ]
 }
 
 @test "Open MPI: two ranks print one table, a row for the node and the aggregate; JSON cluster.ranks is 2" {
