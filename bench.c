@@ -5390,6 +5390,17 @@ static void cluster_measure(const struct options *o, struct stream_run *r)
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
+	/* the single-node run's warnings about what makes a figure weak */
+	for (j = 0; j < NKERNELS; j++)
+		if ((o->kernels & (1u << j)) && r->min_t[j] < 20 * r->tick)
+			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
+			     "increase --size", kernel_defs[j].name, r->min_t[j],
+			     r->tick);
+	if (r->plan.rule_elems && r->n < r->plan.rule_elems)
+		warn("each rank's arrays (%llu elements) are smaller than %dx the "
+		     "reported last-level cache; --size %llu or more follows "
+		     "STREAM's rule", (unsigned long long)r->n, BENCH_LLC_FACTOR,
+		     r->plan.rule_elems);
 }
 
 /* --cluster-latency SIZE: one chase per node (the node's lowest rank;

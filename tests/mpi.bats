@@ -374,3 +374,16 @@ strip_mpi() {
 	assert_failure
 	assert_output --partial 'gcc cannot build an MPI-3 program'
 }
+
+@test "bench-mpi keeps bench's warnings: arrays under STREAM's sizing rule, kernels under 20 clock ticks" {
+	local b
+	b=$(mpi_build openmpi)
+	fake_llc "$BATS_TEST_TMPDIR/sys" 4M 0
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run timeout "$BOUND" "$b" -s 1000 -n 3
+	assert_success
+	assert_line --regexp "^WARNING: each rank's arrays \(1000 elements\) are smaller than 4x the reported last-level cache; --size [0-9]+ or more"
+	assert_line --regexp '^WARNING: copy took .* fewer than 20 clock ticks'
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run timeout "$BOUND" "$b" -s 1000 -n 3 --json
+	assert_success
+	jq -e '[.warnings[] | select(test("smaller than 4x"))] | length == 1' <<<"$output"
+}
