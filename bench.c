@@ -5658,9 +5658,9 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 			printf("Per-node figures read from %s; nothing measured.\n",
 			       source);
 		else
-			printf("%d ranks on %d node%s, %s; %llu elements per array "
+			printf("%d rank%s on %d node%s, %s; %llu elements per array "
 			       "per rank, best of %llu repetitions after the first.\n",
-			       ranks, nn, nn == 1 ? "" : "s", how,
+			       ranks, ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s", how,
 			       (unsigned long long)r->n, r->ntimes - 1);
 		printf("Rates in MB/s: the bytes of all a node's ranks over the "
 		       "slowest rank's time.\n");
