@@ -158,6 +158,7 @@
 
 /* -- Cluster (bench-mpi only: -DBENCH_MPI) ------------------------------ */
 
+#ifdef BENCH_MPI
 /* Nodes more than this many per cent below the median are flagged
  * [--outlier]. */
 #ifndef BENCH_OUTLIER_PCT
@@ -167,6 +168,7 @@
  * run ends naming the step [--cluster-timeout]; 0: no limit. */
 #ifndef BENCH_CLUSTER_TIMEOUT
 #define BENCH_CLUSTER_TIMEOUT 600
+#endif
 #endif
 
 /* -- Latency: the sweep ----------------------------------------------- */
