@@ -387,3 +387,22 @@ strip_mpi() {
 	assert_success
 	jq -e '[.warnings[] | select(test("smaller than 4x"))] | length == 1' <<<"$output"
 }
+
+@test "bench-mpi builds warning-free (-std=c99 -pedantic -Wall -Wextra -Werror) with both MPIs, gcc and clang, with and without OpenMP" {
+	local flavour cc omp n=0
+	for flavour in openmpi mpich; do
+		command -v "mpicc.$flavour" >/dev/null || continue
+		for cc in gcc clang; do
+			command -v "$cc" >/dev/null || continue
+			for omp in -fopenmp ""; do
+				OMPI_CC=$cc MPICH_CC=$cc run "mpicc.$flavour" -std=c99 -pedantic \
+					-Wall -Wextra -Werror -O2 $omp -DBENCH_MPI \
+					"$MEMBENCH_ROOT/bench.c" -o "$BATS_TEST_TMPDIR/w"
+				assert_success
+				assert_output ""
+				n=$((n + 1))
+			done
+		done
+	done
+	[ "$n" -gt 0 ] || skip "neither Open MPI nor MPICH is installed"
+}
