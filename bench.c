@@ -35,7 +35,9 @@
  *     18 Load and MLP     latency under load, memory-level parallelism
  *     19 Report           lat_mem_rd's curve, '#' summary lines, JSON
  *     20 The mode         plan, allocate, sweep, report; --curve-in
- *   21 Entry: info, all, --plan, main
+ *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
+ *     21 Cluster          nodes, barriers, the per-node table, outliers
+ *   22 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
 #define _GNU_SOURCE
@@ -68,6 +70,9 @@
 #ifdef __linux__
 #include <sched.h>
 #include <sys/syscall.h>
+#endif
+#ifdef BENCH_MPI
+#include <mpi.h>
 #endif
 
 /* ======================================================================
@@ -152,6 +157,21 @@
 /* Test-only: 1 corrupts one element after the run, so validation fails. */
 #ifndef BENCH_CORRUPT_TEST
 #define BENCH_CORRUPT_TEST 0
+#endif
+
+/* -- Cluster (bench-mpi only: -DBENCH_MPI) ------------------------------ */
+
+#ifdef BENCH_MPI
+/* Nodes more than this many per cent below the median are flagged
+ * [--outlier]. */
+#ifndef BENCH_OUTLIER_PCT
+#define BENCH_OUTLIER_PCT 5
+#endif
+/* Seconds a collective step may wait for the other ranks before the
+ * run ends naming the step [--cluster-timeout]; 0: no limit. */
+#ifndef BENCH_CLUSTER_TIMEOUT
+#define BENCH_CLUSTER_TIMEOUT 600
+#endif
 #endif
 
 /* -- Latency: the sweep ----------------------------------------------- */
@@ -644,15 +664,42 @@ static double abs_d(double x)
 static const char *prog = "bench"; /* the name errors start with */
 static char *warnings[MAX_WARNINGS];
 static int nwarnings;
+#ifdef BENCH_MPI
+/* bench-mpi: "rank R on HOST: " after prog; die_quiet: a rank other
+ * than 0 leaves an error every rank meets (the options) to rank 0. */
+static char die_where[96];
+static int die_quiet;
+#endif
 
 static void die(const char *fmt, ...)
 {
 	va_list ap;
+#ifdef BENCH_MPI
+	int up = 0, down = 0;
+	char line[1024];
+	MPI_Initialized(&up);
+	MPI_Finalized(&down);
+	if (up && !down && die_quiet)
+		sleep(5); /* rank 0 ends the job first, unless it met no error */
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write, so the lines of ranks dying at once do not mix */
+	fprintf(stderr, "%s: %s%s\n", prog, die_where, line);
+	if (up && !down) {
+		int size = 1;
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		if (size > 1)
+			MPI_Abort(MPI_COMM_WORLD, 2); /* the others must not wait */
+		MPI_Finalize(); /* alone: a plain exit, one line */
+	}
+#else
 	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+#endif
 	exit(2);
 }
 
@@ -741,6 +788,9 @@ enum opt_id {
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
 	O_MHZ, O_CURVE_IN,
 	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST
+#ifdef BENCH_MPI
+	, O_CLUSTER, O_OUTLIER, O_CLUSTER_LAT, O_CLUSTER_TIMEOUT, O_CLUSTER_IN
+#endif
 };
 
 struct option_def {
@@ -802,6 +852,20 @@ static const struct option_def option_defs[] = {
 	 "core clock for cycle counts (default: measured)"},
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
 	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
+#ifdef BENCH_MPI
+	{O_CLUSTER, 0, "cluster", "simultaneous|sequential", M_STREAM,
+	 "bench-mpi: every node at once (default) or one at a time"},
+	{O_OUTLIER, 0, "outlier", "PCT", M_STREAM,
+	 "bench-mpi: flag nodes more than PCT% below the median (default "
+	 XSTR(BENCH_OUTLIER_PCT) ")"},
+	{O_CLUSTER_LAT, 0, "cluster-latency", "SIZE", M_STREAM,
+	 "bench-mpi: also one random chase over SIZE bytes per node"},
+	{O_CLUSTER_TIMEOUT, 0, "cluster-timeout", "SEC", M_STREAM,
+	 "bench-mpi: longest wait for the other ranks (default "
+	 XSTR(BENCH_CLUSTER_TIMEOUT) "; 0 none)"},
+	{O_CLUSTER_IN, 0, "cluster-in", "FILE", M_STREAM,
+	 "bench-mpi: report stored per-node rows, measure nothing"},
+#endif
 	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
 	{O_JSON_FILE, 0, "json-file", "PATH", M_ANY,
 	 "also write the JSON document to PATH (text stays on stdout)"},
@@ -850,6 +914,13 @@ struct options {
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
 	int parallel;   /* lat_mem_rd -P: chases at once, each on its own buffer */
 	int lmrd_blank; /* ... with a blank line after each stride's block */
+#ifdef BENCH_MPI
+	int cluster_seq;        /* --cluster sequential */
+	double outlier_pct;     /* --outlier */
+	unsigned long long cluster_lat; /* --cluster-latency bytes; 0: none */
+	double cluster_timeout; /* --cluster-timeout seconds; 0: none */
+	const char *cluster_in; /* --cluster-in FILE */
+#endif
 };
 
 static const char *mode_name(enum mode m)
@@ -1182,6 +1253,10 @@ static void default_options(struct options *o)
 	}
 	o->isa = getenv("BENCH_ISA") && *getenv("BENCH_ISA")
 		 ? parse_isa("BENCH_ISA", getenv("BENCH_ISA")) : -1;
+#ifdef BENCH_MPI
+	o->outlier_pct = BENCH_OUTLIER_PCT;
+	o->cluster_timeout = BENCH_CLUSTER_TIMEOUT;
+#endif
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -1329,6 +1404,33 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_CURVE_IN:
 			o->curve_in = val;
 			break;
+#ifdef BENCH_MPI
+		case O_CLUSTER:
+			if (strcmp(val, "simultaneous") == 0)
+				o->cluster_seq = 0;
+			else if (strcmp(val, "sequential") == 0)
+				o->cluster_seq = 1;
+			else
+				die("--cluster: unknown value '%s' (simultaneous, "
+				    "sequential)", val);
+			break;
+		case O_OUTLIER:
+			o->outlier_pct = parse_positive(flag, val);
+			if (o->outlier_pct >= 100)
+				die("--outlier: %s is not below 100 (per cent)", val);
+			break;
+		case O_CLUSTER_LAT:
+			o->cluster_lat = parse_bytes(flag, val, 4096);
+			break;
+		case O_CLUSTER_TIMEOUT:
+			o->cluster_timeout = (double)parse_count(flag, val, 0, 86400);
+			break;
+		case O_CLUSTER_IN:
+			if (!*val)
+				die("--cluster-in: empty path");
+			o->cluster_in = val;
+			break;
+#endif
 		case O_JSON:
 			o->json = 1;
 			break;
@@ -6226,7 +6328,758 @@ static int latency_mode(struct options *o, const struct system_info *si,
 }
 
 /* ======================================================================
- * 21 Entry: the info mode, `bench all`, --plan, and main.
+ * 21 Cluster (bench-mpi: built with -DBENCH_MPI; without the macro
+ * nothing here is compiled).  Every rank runs the bandwidth program on
+ * arrays of its own; ranks are grouped by node (the ranks that share
+ * memory), a barrier starts every kernel repetition, and rank 0 gathers
+ * every rank's times and prints one table: a row per node, the sum over
+ * nodes, the spread across nodes and the nodes below the median.  Every
+ * collective step waits at most --cluster-timeout seconds, so a rank
+ * that died or hangs ends the run with a message, never a hang.
+ * ====================================================================== */
+#ifdef BENCH_MPI
+
+#define CLUSTER_HOST 64
+
+/* Where this rank is. */
+static struct cluster {
+	int rank, size;
+	MPI_Comm node; /* the ranks of this node */
+	int node_rank, node_size;
+	int node_id, nnodes; /* nodes are numbered by their lowest world rank */
+	char host[CLUSTER_HOST];
+	double timeout; /* seconds a collective step may wait; 0: no limit */
+} cl;
+
+/* What each rank sends rank 0 after its run. */
+struct cluster_rank {
+	char host[CLUSTER_HOST];
+	int node, threads, valid, pages_known;
+	double elems;     /* elements per array */
+	double page_kib;  /* the page size most of a[] sits on */
+	double huge_pct;  /* of a[], b[] and c[], the lowest */
+	double lat_ns;    /* latency at --cluster-latency's size; 0: not run */
+};
+
+/* One row of the per-node table, from a run or from --cluster-in. */
+struct cluster_node {
+	char host[CLUSTER_HOST];
+	int ranks, threads;
+	double mbs[NKERNELS]; /* best MB/s of the node's ranks together */
+	double lat_ns;        /* 0: not measured */
+	int valid;
+	int bad_rank;  /* lowest world rank that failed validation; -1 none */
+	int nbad;      /* ranks that failed */
+	int pages_known;
+	double page_kib, huge_pct;
+};
+
+/* The messages of this layer name the rank and its node, then end the
+ * whole job: a rank that stops alone would leave the others waiting. */
+static void cluster_abort(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s%s\n", prog, die_where, line);
+	MPI_Abort(MPI_COMM_WORLD, 3);
+	exit(3);
+}
+
+static void cluster_check(int err, const char *step)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (err == MPI_SUCCESS)
+		return;
+	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof(msg), "MPI error %d", err);
+	cluster_abort("%s: %s", step, msg);
+}
+
+/* Wait for a non-blocking collective, at most cl.timeout seconds.  The
+ * MPI standard offers no timeout of its own; polling MPI_Test does what
+ * a blocking call would (spin), and notices the clock. */
+static void cluster_wait(MPI_Request *req, const char *step, int kernel,
+			 long long rep)
+{
+	double t0 = MPI_Wtime();
+	int done = 0;
+	for (;;) {
+		cluster_check(MPI_Test(req, &done, MPI_STATUS_IGNORE), step);
+		if (done)
+			return;
+		if (cl.timeout > 0 && MPI_Wtime() - t0 > cl.timeout) {
+			if (kernel >= 0)
+				cluster_abort("%s %s, repetition %lld: not every rank "
+					      "arrived within %g s (--cluster-timeout); a "
+					      "rank died or hangs", step,
+					      kernel_defs[kernel].display, rep + 1,
+					      cl.timeout);
+			cluster_abort("%s: not every rank arrived within %g s "
+				      "(--cluster-timeout); a rank died or hangs",
+				      step, cl.timeout);
+		}
+	}
+}
+
+static void cluster_barrier(MPI_Comm c, const char *step, int kernel,
+			    long long rep)
+{
+	MPI_Request req;
+	cluster_check(MPI_Ibarrier(c, &req), step);
+	cluster_wait(&req, step, kernel, rep);
+}
+
+static void cluster_finalize(void)
+{
+	int up = 0, down = 0;
+	MPI_Initialized(&up);
+	MPI_Finalized(&down);
+	if (up && !down)
+		MPI_Finalize();
+}
+
+/* BENCH_FAKE_HOST=a,b,...: a test hook that names rank i's node after
+ * the i-th item (the last item for the ranks past the list), so one
+ * machine can stand for several nodes. */
+static int cluster_fake_host(char *buf, size_t len)
+{
+	const char *s = getenv("BENCH_FAKE_HOST"), *p;
+	int i;
+	size_t n;
+	if (!s || !*s)
+		return 0;
+	for (p = s, i = 0; i < cl.rank && strchr(p, ','); i++)
+		p = strchr(p, ',') + 1;
+	n = strchr(p, ',') ? (size_t)(strchr(p, ',') - p) : strlen(p);
+	if (n == 0 || n >= len)
+		die("BENCH_FAKE_HOST: item %d is empty or longer than %d "
+		    "characters", i + 1, (int)len - 1);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 1;
+}
+
+/* MPI up, this rank's node found, and only rank 0 on stdout. */
+static void cluster_start(int *argc, char ***argv)
+{
+	char name[MPI_MAX_PROCESSOR_NAME];
+	int provided, len = 0, first, i, *firsts, fake;
+
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) !=
+	    MPI_SUCCESS) {
+		fprintf(stderr, "%s: MPI_Init failed\n", prog);
+		exit(3);
+	}
+	atexit(cluster_finalize);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &cl.rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &cl.size);
+	if (MPI_Get_processor_name(name, &len) != MPI_SUCCESS)
+		snprintf(name, sizeof(name), "unknown");
+	snprintf(cl.host, sizeof(cl.host), "%.*s", CLUSTER_HOST - 1, name);
+	snprintf(die_where, sizeof(die_where), "rank %d on %.64s: ", cl.rank,
+		 cl.host);
+	/* options are parsed on every rank; rank 0 names their errors */
+	die_quiet = cl.rank != 0;
+	if (cl.rank != 0 && !freopen("/dev/null", "w", stdout))
+		die("cannot silence stdout: %s", strerror(errno));
+	cl.timeout = BENCH_CLUSTER_TIMEOUT;
+	fake = cluster_fake_host(cl.host, sizeof(cl.host));
+	/* every rank must take the same way, even if only some fake */
+	cluster_check(MPI_Allreduce(MPI_IN_PLACE, &fake, 1, MPI_INT, MPI_MAX,
+				    MPI_COMM_WORLD), "grouping ranks by node");
+	if (fake) {
+		/* nodes by name: the lowest rank of each name is its colour */
+		char *all = malloc((size_t)cl.size * CLUSTER_HOST);
+		if (!all)
+			die("out of memory for %d host names", cl.size);
+		cluster_check(MPI_Allgather(cl.host, CLUSTER_HOST, MPI_CHAR, all,
+					    CLUSTER_HOST, MPI_CHAR,
+					    MPI_COMM_WORLD), "gathering host names");
+		for (i = 0; strcmp(all + (size_t)i * CLUSTER_HOST, cl.host); i++)
+			;
+		cluster_check(MPI_Comm_split(MPI_COMM_WORLD, i, cl.rank, &cl.node),
+			      "grouping ranks by host name");
+		free(all);
+		snprintf(die_where, sizeof(die_where), "rank %d on %.64s: ",
+			 cl.rank, cl.host);
+	} else {
+		cluster_check(MPI_Comm_split_type(MPI_COMM_WORLD,
+						  MPI_COMM_TYPE_SHARED, cl.rank,
+						  MPI_INFO_NULL, &cl.node),
+			      "grouping ranks by node");
+	}
+	MPI_Comm_set_errhandler(cl.node, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(cl.node, &cl.node_rank);
+	MPI_Comm_size(cl.node, &cl.node_size);
+	/* number the nodes in the order of their lowest world rank */
+	cluster_check(MPI_Allreduce(&cl.rank, &first, 1, MPI_INT, MPI_MIN,
+				    cl.node), "numbering the nodes");
+	firsts = malloc((size_t)cl.size * sizeof(int));
+	if (!firsts)
+		die("out of memory for %d ranks", cl.size);
+	cluster_check(MPI_Allgather(&first, 1, MPI_INT, firsts, 1, MPI_INT,
+				    MPI_COMM_WORLD), "numbering the nodes");
+	cl.nnodes = cl.node_id = 0;
+	for (i = 0; i < cl.size; i++)
+		if (firsts[i] == i) {
+			cl.node_id += i < first;
+			cl.nnodes++;
+		}
+	free(firsts);
+}
+
+/* After the options: refuse what the cluster layer does not run, and
+ * let each rank's own errors speak again. */
+static void cluster_options(struct options *o)
+{
+	die_quiet = 0;
+	cl.timeout = o->cluster_timeout;
+	if (o->cluster_in && o->mode != M_STREAM)
+		die("--cluster-in applies to mode 'stream'");
+	if (cl.size > 1 && !o->plan && o->mode != M_STREAM && o->mode != M_INFO)
+		die("mode '%s' does not run across ranks; bench-mpi runs 'stream' "
+		    "(with --cluster-latency SIZE for a chase per node)",
+		    mode_name(o->mode));
+	if (cl.rank == 0)
+		output_open(o);
+	else
+		out.text = 0; /* and no JSON: rank 0 writes the one document */
+}
+
+/* The timed repetitions on the ranks of c, a barrier before each
+ * kernel, as STREAM's MPI version does. */
+static void cluster_repetitions(const struct options *o, struct stream_run *r,
+				MPI_Comm c)
+{
+	unsigned long long rep;
+	elem_t q = 3.0;
+	int k;
+	for (rep = 0; rep < r->ntimes; rep++)
+		for (k = 0; k < NKERNELS; k++)
+			if (o->kernels & (1u << k)) {
+				double sum = 0.0;
+				cluster_barrier(c, "the barrier before", k,
+						(long long)rep);
+				TIME_AT(r, k, rep) =
+					run_kernel((enum kernel_id)k, &r->ar, q,
+						   r->store_nt[k], &sum);
+				if (k == K_READ)
+					r->sums[rep] = sum;
+			}
+	cluster_barrier(c, "the barrier after the last repetition", -1, 0);
+}
+
+/* simultaneous: every node at once; sequential: one node at a time
+ * while the others wait, for figures no other node disturbs. */
+static void cluster_measure(const struct options *o, struct stream_run *r)
+{
+	int j;
+	if (!o->cluster_seq) {
+		cluster_repetitions(o, r, MPI_COMM_WORLD);
+	} else {
+		for (j = 0; j < cl.nnodes; j++) {
+			if (j == cl.node_id)
+				cluster_repetitions(o, r, cl.node);
+			cluster_barrier(MPI_COMM_WORLD, "the barrier after a "
+					"node's turn (sequential)", -1, 0);
+		}
+	}
+	record_end_cpus();
+#if BENCH_CORRUPT_TEST
+	/* the corrupt-test build breaks the last rank only, so the report
+	 * must find and name it */
+	if (cl.rank == cl.size - 1)
+		r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
+#endif
+	stream_stats(r, o->kernels);
+	validate(r, o->kernels);
+	/* the single-node run's warnings about what makes a figure weak */
+	for (j = 0; j < NKERNELS; j++)
+		if ((o->kernels & (1u << j)) && r->min_t[j] < 20 * r->tick)
+			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
+			     "increase --size", kernel_defs[j].name, r->min_t[j],
+			     r->tick);
+	if (r->plan.rule_elems && r->n < r->plan.rule_elems)
+		warn("each rank's arrays (%llu elements) are smaller than %dx the "
+		     "reported last-level cache; --size %llu or more follows "
+		     "STREAM's rule", (unsigned long long)r->n, BENCH_LLC_FACTOR,
+		     r->plan.rule_elems);
+}
+
+/* --cluster-latency SIZE: one chase per node (the node's lowest rank;
+ * the others wait), a random chase over SIZE bytes, the nodes at once. */
+static double cluster_latency(const struct options *o,
+			      const struct system_info *si)
+{
+	struct options lo = *o;
+	struct lat_run r;
+	double ns = 0;
+	int i, text = out.text;
+	FILE *json = out.json;
+
+	cluster_barrier(MPI_COMM_WORLD, "the barrier before the latency chase",
+			-1, 0);
+	if (cl.node_rank == 0) {
+		lo.mode = M_LATENCY;
+		lo.pattern = P_RANDOM;
+		lo.lat_min = lo.lat_max = o->cluster_lat;
+		lo.nstrides = 0;
+		lo.chains = 1;
+		lo.load_threads = 0;
+		lat_check(&lo, si);
+		memset(&r, 0, sizeof(r));
+		alloc_plan(&r.plan, &lo, M_LATENCY, reported_llc(si),
+			   reported_llc_instances(si), 1);
+		lat_prepare(&lo, &r);
+		out.text = 0; /* the curve is one point; the table shows it */
+		out.json = NULL;
+		lat_sweep(&lo, si, &r);
+		out.text = text;
+		out.json = json;
+		if (r.npts > 0)
+			ns = r.pts[r.npts - 1].ns;
+		for (i = 0; i < r.plan.regions; i++)
+			region_free(&r.bufs[i]);
+		free(r.pts);
+		free(r.sums);
+	}
+	cluster_barrier(MPI_COMM_WORLD, "the barrier after the latency chase",
+			-1, 0);
+	return ns;
+}
+
+/* Nodes from the ranks' records and times: a node's rate for a kernel
+ * is the bytes all its ranks moved over the repetition's slowest rank,
+ * best over the repetitions after the first. */
+static int cluster_nodes(const struct cluster_rank *rk, const double *times,
+			 unsigned long long ntimes, unsigned kernels,
+			 struct cluster_node *nd, int nn)
+{
+	int i, j, k;
+	unsigned long long rep;
+	for (j = 0; j < nn; j++) {
+		memset(&nd[j], 0, sizeof(nd[j]));
+		nd[j].valid = 1;
+		nd[j].bad_rank = -1;
+		nd[j].huge_pct = 100;
+	}
+	for (i = 0; i < cl.size; i++) {
+		struct cluster_node *n = &nd[rk[i].node];
+		if (n->ranks++ == 0) {
+			memcpy(n->host, rk[i].host, sizeof(n->host));
+			n->lat_ns = rk[i].lat_ns;
+			n->page_kib = rk[i].page_kib;
+		}
+		n->threads += rk[i].threads;
+		if (!rk[i].valid) {
+			if (n->nbad++ == 0)
+				n->bad_rank = i;
+			n->valid = 0;
+		}
+		if (rk[i].pages_known) {
+			n->pages_known = 1;
+			if (rk[i].huge_pct < n->huge_pct)
+				n->huge_pct = rk[i].huge_pct;
+			if (rk[i].page_kib < n->page_kib)
+				n->page_kib = rk[i].page_kib;
+		}
+	}
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(kernels & (1u << k)))
+			continue;
+		for (j = 0; j < nn; j++) {
+			double bytes = 0, best = DBL_MAX;
+			for (i = 0; i < cl.size; i++)
+				if (rk[i].node == j)
+					bytes += (double)kernel_defs[k].words *
+						 (double)sizeof(elem_t) * rk[i].elems;
+			for (rep = 1; rep < ntimes; rep++) {
+				double slow = 0;
+				for (i = 0; i < cl.size; i++) {
+					double t = times[((size_t)i * NKERNELS + (size_t)k) *
+							 ntimes + rep];
+					if (rk[i].node == j && t > slow)
+						slow = t;
+				}
+				if (slow > 0 && slow < best)
+					best = slow;
+			}
+			nd[j].mbs[k] = best < DBL_MAX ? 1.0E-06 * bytes / best : 0;
+		}
+	}
+	return nn;
+}
+
+/* The outlier rule: strictly more than pct per cent below the median;
+ * a node exactly at the threshold is not flagged.  Compared as
+ * (median - v) * 100 > pct * median, so whole-number figures at the
+ * threshold meet no rounding. */
+static int cluster_below(double v, double med, double pct)
+{
+	return med > 0 && (med - v) * 100.0 > pct * med;
+}
+
+static const char *cluster_pages(const struct cluster_node *n, char *buf,
+				 size_t len)
+{
+	char b[32];
+	if (!n->pages_known)
+		return "unknown";
+	format_bytes(b, sizeof(b), (unsigned long long)n->page_kib * 1024);
+	snprintf(buf, len, "%s, %.0f%% huge", b, n->huge_pct);
+	return buf;
+}
+
+/* The report of a run or of --cluster-in's rows: text and JSON from the
+ * same nodes.  Returns 1 when any node failed validation. */
+static int cluster_report(const struct options *o, const struct system_info *si,
+			  const struct cluster_node *nd, int nn, int ranks,
+			  unsigned kernels, const struct stream_run *r,
+			  const char *source)
+{
+	double agg[NKERNELS], mn[NKERNELS], md[NKERNELS], mx[NKERNELS];
+	double *col = malloc((size_t)nn * sizeof(double));
+	int i, j, k, noutliers = 0, failed = 0, lat = 0;
+	char pb[48];
+	const char *how = o->cluster_seq ? "sequential" : "simultaneous";
+
+	if (!col)
+		die("out of memory for %d nodes", nn);
+	for (k = 0; k < NKERNELS; k++) {
+		agg[k] = mn[k] = md[k] = mx[k] = 0;
+		if (!(kernels & (1u << k)))
+			continue;
+		for (j = 0; j < nn; j++) {
+			col[j] = nd[j].mbs[k];
+			agg[k] += col[j];
+			if (j == 0 || col[j] < mn[k])
+				mn[k] = col[j];
+			if (col[j] > mx[k])
+				mx[k] = col[j];
+		}
+		md[k] = median(col, (size_t)nn);
+	}
+	for (j = 0; j < nn; j++) {
+		int out_k = 0;
+		failed |= !nd[j].valid;
+		lat |= nd[j].lat_ns > 0;
+		for (k = 0; k < NKERNELS; k++)
+			if ((kernels & (1u << k)) &&
+			    cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
+				out_k = 1;
+		noutliers += out_k;
+	}
+	if (out.json) {
+		json_begin("stream", si);
+		json_open("cluster", '{');
+		json_str("source", source);
+		json_str("launch", source ? NULL : how);
+		json_int("ranks", ranks);
+		json_int("node_count", nn);
+		if (r) {
+			json_int("array_size_per_rank", (long long)r->n);
+			json_int("ntimes", (long long)r->ntimes);
+		}
+		json_num("outlier_pct", o->outlier_pct);
+		json_open("nodes", '[');
+		for (j = 0; j < nn; j++) {
+			json_open(NULL, '{');
+			json_str("host", nd[j].host);
+			json_int("ranks", nd[j].ranks);
+			json_int("threads", nd[j].threads);
+			json_open("rates_mbs", '{');
+			for (k = 0; k < NKERNELS; k++)
+				if (kernels & (1u << k))
+					json_num(kernel_defs[k].name, nd[j].mbs[k]);
+			json_close('}');
+			if (nd[j].lat_ns > 0)
+				json_num("latency_ns", nd[j].lat_ns);
+			json_bool("valid", nd[j].valid);
+			if (nd[j].bad_rank >= 0)
+				json_int("first_failed_rank", nd[j].bad_rank);
+			json_int("failed_ranks", nd[j].nbad);
+			if (nd[j].pages_known) {
+				json_num("page_kib", nd[j].page_kib);
+				json_num("huge_pct", nd[j].huge_pct);
+			}
+			json_close('}');
+		}
+		json_close(']');
+		json_open("aggregate", '{');
+		json_int("nodes", nn);
+		json_int("ranks", ranks);
+		json_open("rates_mbs", '{');
+		for (k = 0; k < NKERNELS; k++)
+			if (kernels & (1u << k))
+				json_num(kernel_defs[k].name, agg[k]);
+		json_close('}');
+		json_close('}');
+		json_open("spread", '{');
+		for (i = 0; i < 3; i++) {
+			const double *v = i == 0 ? mn : i == 1 ? md : mx;
+			json_open(i == 0 ? "min" : i == 1 ? "median" : "max", '{');
+			for (k = 0; k < NKERNELS; k++)
+				if (kernels & (1u << k))
+					json_num(kernel_defs[k].name, v[k]);
+			json_close('}');
+		}
+		json_close('}');
+		json_open("outliers", '[');
+		for (j = 0; j < nn; j++) {
+			int any = 0;
+			for (k = 0; k < NKERNELS; k++) {
+				if (!(kernels & (1u << k)) ||
+				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
+					continue;
+				if (!any++) {
+					json_open(NULL, '{');
+					json_str("host", nd[j].host);
+					json_open("kernels", '[');
+				}
+				json_open(NULL, '{');
+				json_str("kernel", kernel_defs[k].name);
+				json_num("mbs", nd[j].mbs[k]);
+				json_num("below_median_pct",
+					 100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
+				json_close('}');
+			}
+			if (any) {
+				json_close(']');
+				json_close('}');
+			}
+		}
+		json_close(']');
+		json_bool("valid", !failed);
+		json_close('}');
+		json_end();
+	}
+	if (out.text) {
+		printf("membench %s cluster\n", BENCH_VERSION);
+		print_build_text();
+		printf(HLINE);
+		if (source)
+			printf("Per-node figures read from %s; nothing measured.\n",
+			       source);
+		else
+			printf("%d rank%s on %d node%s, %s; %llu elements per array "
+			       "per rank, best of %llu repetitions after the first.\n",
+			       ranks, ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s", how,
+			       (unsigned long long)r->n, r->ntimes - 1);
+		printf("Rates in MB/s: the bytes of all a node's ranks over the "
+		       "slowest rank's time.\n");
+		printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
+		for (k = 0; k < NKERNELS; k++)
+			if (kernels & (1u << k))
+				printf(" %11s", kernel_defs[k].display);
+		printf("%s %-10s %s\n", lat ? "  Latency ns" : "", "Validation",
+		       "Pages");
+		for (j = 0; j < nn; j++) {
+			printf("%-20s %5d %7d", nd[j].host, nd[j].ranks, nd[j].threads);
+			for (k = 0; k < NKERNELS; k++)
+				if (kernels & (1u << k))
+					printf(" %11.1f", nd[j].mbs[k]);
+			if (lat)
+				printf(" %11.1f", nd[j].lat_ns);
+			printf(" %-10s %s\n", nd[j].valid ? "passed" : "FAILED",
+			       cluster_pages(&nd[j], pb, sizeof(pb)));
+		}
+		printf(HLINE);
+		for (i = 0; i < 4; i++) {
+			const double *v = i == 0 ? agg : i == 1 ? mn : i == 2 ? md : mx;
+			static const char *const names[] = {
+				"Aggregate (sum)", "Min", "Median", "Max"};
+			printf("%-20s %5s %7s", names[i], "", "");
+			for (k = 0; k < NKERNELS; k++)
+				if (kernels & (1u << k))
+					printf(" %11.1f", v[k]);
+			printf("\n");
+		}
+		if (o->cluster_seq && !source)
+			printf("Nodes ran one at a time: the sum is not a figure of "
+			       "the nodes at once.\n");
+		printf(HLINE);
+		printf("Outliers (more than %g%% below the median): %s\n",
+		       o->outlier_pct, noutliers ? "" : "none");
+		for (j = 0; j < nn; j++) {
+			const char *sep = "";
+			int any = 0;
+			for (k = 0; k < NKERNELS; k++) {
+				if (!(kernels & (1u << k)) ||
+				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
+					continue;
+				if (!any++)
+					printf("  %s:", nd[j].host);
+				printf("%s %s %.1f%% below", sep, kernel_defs[k].display,
+				       100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
+				sep = ",";
+			}
+			if (any)
+				printf("\n");
+		}
+		for (j = 0; j < nn; j++)
+			if (!nd[j].valid) {
+				if (nd[j].bad_rank >= 0)
+					printf("Validation failed on rank %d (host %s)%s\n",
+					       nd[j].bad_rank, nd[j].host,
+					       nd[j].nbad > 1 ? " and other ranks of that node" : "");
+				else
+					printf("Validation failed on node %s\n", nd[j].host);
+			}
+		if (!failed)
+			printf("Solution Validates on every %s\n", source ? "node" : "rank");
+		text_warnings("WARNING: ");
+		printf(HLINE);
+	}
+	free(col);
+	return failed;
+}
+
+/* --cluster-in FILE: per-node rows, one a line, "#" comments:
+ *     host ranks threads copy scale add triad [passed|failed]
+ * rendered as a run's table; the outlier rule and the report can be
+ * checked without a cluster. */
+static int cluster_in_mode(const struct options *o, const struct system_info *si)
+{
+	FILE *f = strcmp(o->cluster_in, "-") == 0 ? stdin : fopen(o->cluster_in, "r");
+	struct cluster_node *nd = NULL;
+	char line[512];
+	int nn = 0, cap = 0, lineno = 0, ranks = 0, rc;
+
+	if (!f)
+		die("--cluster-in %s: %s", o->cluster_in, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		struct cluster_node n;
+		char host[CLUSTER_HOST + 1], state[16] = "passed", extra[2];
+		int got;
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f))
+			die("--cluster-in %s:%d: line too long", o->cluster_in, lineno);
+		if (line[strspn(line, " \t\r\n")] == '\0' ||
+		    line[strspn(line, " \t")] == '#')
+			continue;
+		memset(&n, 0, sizeof(n));
+		got = sscanf(line, "%64s %d %d %lf %lf %lf %lf %15s %1s", host,
+			     &n.ranks, &n.threads, &n.mbs[K_COPY], &n.mbs[K_SCALE],
+			     &n.mbs[K_ADD], &n.mbs[K_TRIAD], state, extra);
+		if (got < 7 || got > 8 || strlen(host) >= CLUSTER_HOST ||
+		    n.ranks < 1 || n.threads < 1 ||
+		    (strcmp(state, "passed") && strcmp(state, "failed")))
+			die("--cluster-in %s:%d: expected 'host ranks threads copy "
+			    "scale add triad [passed|failed]'", o->cluster_in, lineno);
+		for (got = K_COPY; got <= K_TRIAD; got++)
+			if (!finite_d(n.mbs[got]) || n.mbs[got] < 0)
+				die("--cluster-in %s:%d: rates must be finite, not "
+				    "negative", o->cluster_in, lineno);
+		memcpy(n.host, host, strlen(host) + 1);
+		n.valid = strcmp(state, "passed") == 0;
+		n.nbad = !n.valid;
+		n.bad_rank = -1;
+		if (nn == cap) {
+			struct cluster_node *m;
+			cap = cap ? 2 * cap : 64;
+			m = realloc(nd, (size_t)cap * sizeof(*nd));
+			if (!m)
+				die("out of memory for %d nodes", cap);
+			nd = m;
+		}
+		ranks += n.ranks;
+		nd[nn++] = n;
+	}
+	if (ferror(f))
+		die("--cluster-in %s: %s", o->cluster_in, strerror(errno));
+	if (f != stdin)
+		fclose(f);
+	if (nn == 0)
+		die("--cluster-in %s: no node rows", o->cluster_in);
+	rc = cluster_report(o, si, nd, nn, ranks, STREAM_KERNELS, NULL,
+			    o->cluster_in);
+	free(nd);
+	return rc;
+}
+
+/* bench-mpi stream: every rank measures, rank 0 reports.  Any rank's
+ * failed validation fails the run (exit 1) on every rank. */
+static int cluster_stream_mode(const struct options *o,
+			       const struct system_info *si)
+{
+	struct stream_run r;
+	struct cluster_rank me, *rk = NULL;
+	struct cluster_node *nd = NULL;
+	double *times = NULL;
+	MPI_Request req;
+	int rc = 0, i;
+	size_t per = NKERNELS * (size_t)o->ntimes;
+
+	if (o->cluster_in)
+		return cluster_in_mode(o, si);
+	memset(&r, 0, sizeof(r));
+	memset(&me, 0, sizeof(me));
+	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
+	stream_check(o);
+	stream_allocate(o, &r);
+	stream_prepare(o, &r);
+	/* every rank has its memory (a rank refused huge pages has ended the
+	 * job naming itself) before any is timed */
+	cluster_barrier(MPI_COMM_WORLD, "the barrier before the first kernel",
+			-1, 0);
+	cluster_measure(o, &r);
+	if (o->cluster_lat)
+		me.lat_ns = cluster_latency(o, si);
+	memcpy(me.host, cl.host, sizeof(me.host));
+	me.node = cl.node_id;
+	me.threads = threads_counted;
+	me.valid = r.valid;
+	me.elems = (double)r.n;
+	me.pages_known = r.pages[0].known;
+	me.page_kib = (double)r.pages[0].page_kib;
+	me.huge_pct = 100;
+	for (i = 0; i < 3; i++)
+		if (r.pages[i].known && r.pages[i].huge_pct < me.huge_pct)
+			me.huge_pct = r.pages[i].huge_pct;
+	if (!r.valid)
+		fprintf(stderr, "%s: %svalidation failed (a[] %lld, b[] %lld, c[] "
+			"%lld elements wrong)\n", prog, die_where, r.nerr[0],
+			r.nerr[1], r.nerr[2]);
+	if (cl.rank == 0) {
+		rk = malloc((size_t)cl.size * sizeof(*rk));
+		times = malloc((size_t)cl.size * per * sizeof(double));
+		nd = malloc((size_t)cl.nnodes * sizeof(*nd));
+		if (!rk || !times || !nd)
+			die("out of memory for the results of %d ranks", cl.size);
+	}
+	cluster_check(MPI_Igather(&me, (int)sizeof(me), MPI_BYTE, rk,
+				  (int)sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD,
+				  &req), "gathering the ranks' results");
+	cluster_wait(&req, "gathering the ranks' results", -1, 0);
+	cluster_check(MPI_Igather(r.times, (int)per, MPI_DOUBLE, times, (int)per,
+				  MPI_DOUBLE, 0, MPI_COMM_WORLD, &req),
+		      "gathering the ranks' times");
+	cluster_wait(&req, "gathering the ranks' times", -1, 0);
+	if (cl.rank == 0) {
+		cluster_nodes(rk, times, r.ntimes, o->kernels, nd, cl.nnodes);
+		rc = cluster_report(o, si, nd, cl.nnodes, cl.size, o->kernels, &r,
+				    NULL);
+	}
+	cluster_check(MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req),
+		      "sharing the run's status");
+	cluster_wait(&req, "sharing the run's status", -1, 0);
+	free(rk);
+	free(times);
+	free(nd);
+	stream_release(&r);
+	return rc;
+}
+
+#endif /* BENCH_MPI */
+
+/* ======================================================================
+ * 22 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
 /* Allowed CPUs as a compact list such as "0-3,8" into buf. */
@@ -6380,15 +7233,25 @@ int main(int argc, char **argv)
 
 	cmd_argc = argc;
 	cmd_argv = argv;
+#ifdef BENCH_MPI
+	cluster_start(&argc, &argv);
+	parse_command_line(argc, argv, &o);
+	cluster_options(&o);
+#else
 	parse_command_line(argc, argv, &o);
 	output_open(&o);
+#endif
 	setup_threads(&o);
 	collect_system(&si);
 	if (o.plan)
 		rc = plan_mode(&o, &si);
 	else switch (o.mode) {
 	case M_STREAM:
+#ifdef BENCH_MPI
+		rc = cluster_stream_mode(&o, &si);
+#else
 		rc = stream_mode(&o, &si, 0);
+#endif
 		break;
 	case M_INFO:
 		rc = info_mode(&si);

@@ -1,0 +1,408 @@
+#!/usr/bin/env bats
+# bench-mpi, the cluster mode (docs/cluster.md): bench.c built with
+# -DBENCH_MPI through Open MPI's and MPICH's wrappers, started with their
+# own launchers on this one machine with two ranks and tiny arrays.
+# BENCH_FAKE_HOST (a test hook) makes the two ranks two nodes.  Every
+# launch runs under `timeout`, so a hang fails the test instead of the
+# suite; nothing here reads the rates.
+
+# shellcheck disable=SC2030,SC2031 # bats' run sets $output in every test,
+# which shellcheck reads as subshells
+load test_helper
+
+# As root, Open MPI's launcher refuses to start without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# one thread a rank: two ranks on two CPUs
+export OMP_NUM_THREADS=1
+# the longest any launch may take before the test calls it a hang
+BOUND=120
+
+# mpi_build FLAVOUR [FLAGS...]: bench.c through mpicc.FLAVOUR into this
+# file's temporary directory (once per flag set); prints the path.  The
+# name stays under 15 characters, the length ps shows of a command.
+mpi_build() {
+	local flavour="$1" out
+	shift
+	command -v "mpicc.$flavour" >/dev/null ||
+		skip "$flavour is not installed (no mpicc.$flavour)"
+	out="$BATS_FILE_TMPDIR/bm-${flavour:0:4}$(printf '%s' "$*" | cksum | cut -c1-4)"
+	if [ ! -x "$out" ]; then
+		"mpicc.$flavour" -O2 -fopenmp -DBENCH_MPI "$@" \
+			"$MEMBENCH_ROOT/bench.c" -o "$out.tmp" >&2 || return 1
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
+# mpi_launcher FLAVOUR: that MPI's launcher into the array $launch.  Local
+# ranks inherit the launcher's environment in both MPIs.
+mpi_launcher() {
+	case "$1" in
+	openmpi) launch=(mpirun.openmpi --oversubscribe) ;;
+	mpich) launch=(mpiexec.hydra) ;;
+	esac
+	command -v "${launch[0]}" >/dev/null || skip "${launch[0]} is not installed"
+}
+
+# Every process below PID, children first.
+descendants() {
+	local p
+	for p in $(ps -o pid= --ppid "$1"); do
+		echo "$p"
+		descendants "$p"
+	done
+}
+
+# rank_pids LAUNCHER_PID BINARY: the pids of the ranks running BINARY.
+rank_pids() {
+	local p name
+	name=$(basename "$2")
+	for p in $(descendants "$1"); do
+		[ "$(ps -o comm= -p "$p" 2>/dev/null)" = "$name" ] && echo "$p"
+	done
+	return 0
+}
+
+two_ranks_one_node() {
+	local flavour="$1" b host
+	b=$(mpi_build "$flavour")
+	mpi_launcher "$flavour"
+	host=$(hostname)
+	run timeout "$BOUND" "${launch[@]}" -np 2 "$b" $TINY
+	assert_success
+	# only rank 0 prints: one header, one table, one row for the one node
+	[ "$(grep -c '^membench .* cluster$' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^Node  *Ranks  *Threads  *Copy  *Scale  *Add  *Triad' <<<"$output")" -eq 1 ]
+	[ "$(grep -cE "^$host +2 +2 " <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^Aggregate (sum) ' <<<"$output")" -eq 1 ]
+	assert_line --regexp '^2 ranks on 1 node, simultaneous; 100000 elements'
+	assert_line 'Outliers (more than 5% below the median): none'
+	assert_line 'Solution Validates on every rank'
+	run timeout "$BOUND" "${launch[@]}" -np 2 "$b" $TINY --json
+	assert_success
+	jq -e --arg h "$host" '.mode == "stream" and .cluster.ranks == 2 and
+		(.cluster.nodes | length) == 1 and .cluster.nodes[0].host == $h and
+		.cluster.nodes[0].ranks == 2 and .cluster.nodes[0].valid and
+		.cluster.aggregate.rates_mbs.triad == .cluster.nodes[0].rates_mbs.triad and
+		.cluster.aggregate.rates_mbs.triad > 0 and .cluster.outliers == [] and
+		.cluster.valid and .cluster.launch == "simultaneous"' <<<"$output"
+	# every rank renders stored rows alike; still only rank 0's reach stdout
+	run timeout "$BOUND" "${launch[@]}" -np 2 "$b" \
+		--cluster-in "$MEMBENCH_ROOT/tests/fixtures/cluster/threshold.txt"
+	assert_success
+	[ "$(grep -c '^Node  *Ranks' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^node01 ' <<<"$output")" -eq 1 ]
+}
+
+@test "Open MPI: two ranks print one table, a row for the node and the aggregate; JSON cluster.ranks is 2" {
+	two_ranks_one_node openmpi
+}
+
+@test "MPICH: two ranks print one table, a row for the node and the aggregate; JSON cluster.ranks is 2" {
+	two_ranks_one_node mpich
+}
+
+@test "two ranks as two nodes (BENCH_FAKE_HOST), sequential: a row per node in rank order, one table" {
+	local b
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	BENCH_FAKE_HOST=nodeA,nodeB run timeout "$BOUND" "${launch[@]}" -np 2 \
+		"$b" $TINY --cluster sequential --json
+	assert_success
+	jq -e '.cluster.ranks == 2 and .cluster.launch == "sequential" and
+		[.cluster.nodes[].host] == ["nodeA", "nodeB"] and
+		[.cluster.nodes[].ranks] == [1, 1] and .cluster.aggregate.nodes == 2 and
+		(.cluster.aggregate.rates_mbs.copy - (.cluster.nodes[0].rates_mbs.copy +
+			.cluster.nodes[1].rates_mbs.copy) | fabs) < 0.01 and
+		.cluster.spread.min.copy <= .cluster.spread.median.copy and
+		.cluster.spread.median.copy <= .cluster.spread.max.copy' <<<"$output"
+	BENCH_FAKE_HOST=nodeA,nodeB run timeout "$BOUND" "${launch[@]}" -np 2 \
+		"$b" $TINY --cluster sequential
+	assert_success
+	[ "$(grep -c '^Node  *Ranks' <<<"$output")" -eq 1 ]
+	[ "$(grep -cE '^node[AB] +1 +1 ' <<<"$output")" -eq 2 ]
+	assert_line 'Nodes ran one at a time: the sum is not a figure of the nodes at once.'
+}
+
+@test "--cluster-latency: one chase per node, its figure in the row and the JSON" {
+	local b
+	b=$(mpi_build mpich)
+	mpi_launcher mpich
+	BENCH_FAKE_HOST=nodeA,nodeB run timeout "$BOUND" "${launch[@]}" -np 2 \
+		"$b" $TINY --cluster-latency 1M --json
+	assert_success
+	jq -e '[.cluster.nodes[].latency_ns > 0] == [true, true]' <<<"$output"
+}
+
+@test "the outlier rule on stored rows: strictly more than PCT below the median; a node exactly at the threshold is not flagged" {
+	local b fx="$MEMBENCH_ROOT/tests/fixtures/cluster"
+	b=$(mpi_build openmpi)
+	# one rank, no launcher: --cluster-in measures nothing
+	run timeout "$BOUND" "$b" --cluster-in "$fx/threshold.txt" --json
+	assert_success
+	# node03's Copy is 950, exactly 5% below the median 1000: not flagged;
+	# node04's Triad is 949.9: flagged, and only that kernel
+	jq -e '.cluster.ranks == 10 and (.cluster.nodes | length) == 5 and
+		.cluster.spread.median.copy == 1000 and .cluster.spread.median.triad == 1000 and
+		.cluster.spread.min.triad == 949.9 and .cluster.spread.max.copy == 1200 and
+		.cluster.aggregate.rates_mbs.copy == 5150 and
+		[.cluster.outliers[].host] == ["node04"] and
+		[.cluster.outliers[0].kernels[].kernel] == ["triad"]' <<<"$output"
+	run timeout "$BOUND" "$b" --cluster-in "$fx/threshold.txt"
+	assert_success
+	assert_line 'Per-node figures read from '"$fx"'/threshold.txt; nothing measured.'
+	assert_line 'Outliers (more than 5% below the median): '
+	assert_line '  node04: Triad 5.0% below'
+	refute_line --partial 'node03:'
+	# a threshold just under 5% catches node03's Copy as well
+	run timeout "$BOUND" "$b" --cluster-in "$fx/threshold.txt" --outlier 4.99 --json
+	assert_success
+	jq -e '[.cluster.outliers[].host] == ["node03", "node04"] and
+		[.cluster.outliers[0].kernels[].kernel] == ["copy"]' <<<"$output"
+	# and a wide one catches nobody
+	run timeout "$BOUND" "$b" --cluster-in "$fx/threshold.txt" --outlier 20
+	assert_success
+	assert_line 'Outliers (more than 20% below the median): none'
+}
+
+@test "--cluster-in: a row that failed validation fails the run (exit 1) and is named" {
+	local b
+	b=$(mpi_build openmpi)
+	run timeout "$BOUND" "$b" --cluster-in "$MEMBENCH_ROOT/tests/fixtures/cluster/failed.txt"
+	assert_failure 1
+	assert_line 'Validation failed on node beta'
+	refute_line --partial 'Solution Validates'
+}
+
+@test "bench-mpi refuses bad cluster input: one line naming the problem, exit 2" {
+	local b bad="$BATS_TEST_TMPDIR/bad.txt"
+	b=$(mpi_build openmpi)
+	printf 'node01 2 8 1000 1000 1000\n' >"$bad"
+	for args in "--cluster-in $bad" "--cluster-in $BATS_TEST_TMPDIR/none.txt" \
+		"--cluster sideways" "--outlier 100" "--outlier -1" \
+		"--cluster-timeout x" "--cluster-latency 1"; do
+		run --separate-stderr timeout "$BOUND" "$b" $args
+		assert_failure 2
+		assert_output ""
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
+			echo "$args: expected one line, got: $stderr"
+			return 1
+		}
+		[[ "$stderr" == "bench: rank 0 on "* ]]
+	done
+	# under a launcher, rank 0 names an option error, not every rank
+	mpi_launcher openmpi
+	run --separate-stderr timeout "$BOUND" "${launch[@]}" -np 2 "$b" --outlier 0
+	assert_failure
+	[ "$(grep -c '^bench: rank [0-9]* on .*--outlier' <<<"$stderr")" -eq 1 ]
+}
+
+corrupt_rank_named() {
+	local flavour="$1" b
+	b=$(mpi_build "$flavour" -DBENCH_CORRUPT_TEST=1)
+	mpi_launcher "$flavour"
+	BENCH_FAKE_HOST=nodeA,nodeB run timeout "$BOUND" "${launch[@]}" -np 2 \
+		"$b" $TINY
+	assert_failure 1
+	assert_line 'Validation failed on rank 1 (host nodeB)'
+	assert_line --partial 'bench: rank 1 on nodeB: validation failed (a[] 1,'
+	refute_line --partial 'Solution Validates'
+	refute_line --partial 'on rank 0'
+	BENCH_FAKE_HOST=nodeA,nodeB run --separate-stderr timeout "$BOUND" \
+		"${launch[@]}" -np 2 "$b" $TINY --json
+	assert_failure 1
+	jq -e '.cluster.valid == false and .cluster.nodes[0].valid and
+		.cluster.nodes[1].valid == false and
+		.cluster.nodes[1].first_failed_rank == 1' <<<"$output"
+}
+
+@test "Open MPI: a failed validation on one rank (corrupt-test build) names its rank and host, exit 1" {
+	corrupt_rank_named openmpi
+}
+
+@test "MPICH: a failed validation on one rank (corrupt-test build) names its rank and host, exit 1" {
+	corrupt_rank_named mpich
+}
+
+# Start a long run in the background, wait until both ranks run, then
+# do SIGNAL to rank 1's process; the launcher's status comes back in
+# $launched and its output in $output.
+signal_a_rank() {
+	local flavour="$1" sig="$2" b lp pids
+	shift 2
+	b=$(mpi_build "$flavour")
+	mpi_launcher "$flavour"
+	timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 4000000 -n 200 "$@" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	lp=$!
+	for _ in $(seq 100); do
+		mapfile -t pids < <(rank_pids "$lp" "$b")
+		[ "${#pids[@]}" -ge 2 ] && break
+		sleep 0.2
+	done
+	[ "${#pids[@]}" -ge 2 ] || {
+		kill "$lp"
+		echo "the ranks never started"
+		return 1
+	}
+	sleep 2 # past the set-up: the ranks are in the timed loop
+	# the higher pid is rank 1 (each MPI starts its ranks in order)
+	victim=$(printf '%s\n' "${pids[@]}" | sort -n | tail -n 1)
+	kill "-$sig" "$victim"
+	launched=0
+	wait "$lp" || launched=$?
+	kill -KILL "$victim" 2>/dev/null || : # a stopped rank outlives the job
+	run cat "$BATS_TEST_TMPDIR/out"
+}
+
+@test "Open MPI: a rank killed mid-run ends the run with a message naming its node, within the bound" {
+	signal_a_rank openmpi KILL
+	echo "$output"
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
+	assert_output --regexp "process rank 1 with PID [0-9]+ on node $(hostname) exited on signal 9"
+}
+
+@test "MPICH: a rank killed mid-run ends the run with a message naming its node, within the bound" {
+	signal_a_rank mpich KILL
+	echo "$output"
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
+	assert_output --partial "RUNNING AT $(hostname)"
+}
+
+@test "a rank that hangs (stopped) ends the run after --cluster-timeout with a message naming the waiting rank's node and step" {
+	signal_a_rank openmpi STOP --cluster-timeout 3
+	echo "$output"
+	[ "$launched" -ne 0 ]
+	[ "$launched" -ne 124 ]
+	assert_output --regexp "bench: rank 0 on $(hostname): the barrier (before [A-Za-z]+, repetition [0-9]+|after the last repetition): not every rank arrived within 3 s"
+}
+
+@test "a node that cannot get its huge pages ends the run naming that node" {
+	local b fake="$BATS_TEST_TMPDIR/proc"
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	# nodeB's /proc shows an empty pool; nodeA has the real one, filled
+	fake_procfs "$fake" 0 0
+	export BENCH_FAKE_HOST=nodeA,nodeB
+	with_hugepages 3 timeout "$BOUND" "${launch[@]}" \
+		-np 1 "$b" $TINY --alloc hugetlb : \
+		-np 1 env MEMBENCH_PROCFS="$fake" "$b" $TINY --alloc hugetlb
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 124 ]
+	assert_output --partial 'bench: rank 1 on nodeB: --alloc hugetlb: needs 3 huge pages but only 0 are free'
+	refute_output --partial 'rank 0 on nodeA: --alloc'
+}
+
+# bench.c less every "#ifdef BENCH_MPI" block (keeping the #else side):
+# the file a non-MPI build compiles if the macro works as it should.
+strip_mpi() {
+	awk '
+	skip == 0 && else_depth == 0 && /^#ifdef BENCH_MPI$/ { skip = 1; depth = 0; next }
+	skip {
+		if ($0 ~ /^#if/) depth++
+		else if ($0 ~ /^#endif/) { if (depth == 0) { skip = 0; next } depth-- }
+		else if ($0 ~ /^#else/ && depth == 0) { skip = 0; else_depth = 1; next }
+		next
+	}
+	else_depth {
+		if ($0 ~ /^#if/) else_depth++
+		else if ($0 ~ /^#endif/) { if (--else_depth == 0) next }
+	}
+	{ print }' "$1"
+}
+
+@test "a non-MPI build is the program bench.c builds without its MPI parts, and links no MPI" {
+	local d="$BATS_TEST_TMPDIR"
+	mkdir -p "$d/with" "$d/without"
+	cp "$MEMBENCH_ROOT/bench.c" "$d/with/bench.c"
+	strip_mpi "$MEMBENCH_ROOT/bench.c" >"$d/without/bench.c"
+	# the strip did remove the cluster layer's code (comments may name it)
+	grep -q 'cluster_start' "$d/with/bench.c"
+	run grep -cE 'MPI_[A-Z]|mpi\.h|cluster_[a-z]|BENCH_OUTLIER|BENCH_CLUSTER' "$d/without/bench.c"
+	assert_output 0
+	for flags in "-O2" "-O2 -fopenmp"; do
+		(cd "$d/with" && gcc $flags -c bench.c -o bench.o)
+		(cd "$d/without" && gcc $flags -c bench.c -o bench.o)
+		cmp "$d/with/bench.o" "$d/without/bench.o" || {
+			echo "gcc $flags: the objects differ"
+			return 1
+		}
+	done
+	# and the bench under test has no MPI in it
+	run ldd "$BENCH"
+	assert_success
+	refute_output --partial 'libmpi'
+	run nm -D "$BENCH"
+	assert_success
+	assert_output --partial 'malloc'
+	refute_output --partial 'MPI_'
+	run "$BENCH" --help
+	assert_success
+	refute_output --partial 'cluster'
+	refused_by --cluster sequential
+	[[ "$stderr" == "bench: unknown option '--cluster'"* ]]
+}
+
+@test "the strip check fails when MPI code leaks out of its #ifdef" {
+	# the previous test's awk would pass a leak by accident if it stripped
+	# too much: a line outside the blocks must survive
+	local d="$BATS_TEST_TMPDIR"
+	printf '#ifdef BENCH_MPI\nint a;\n#if X\nint b;\n#endif\n#else\nint c;\n#endif\nint d;\n' >"$d/t.c"
+	run strip_mpi "$d/t.c"
+	assert_output "$(printf 'int c;\nint d;')"
+}
+
+@test "./configure --with-mpi builds bench-mpi through MPICC; bench-mpi reports its build line" {
+	local d="$BATS_TEST_TMPDIR/build"
+	command -v mpicc.mpich >/dev/null || skip "mpich is not installed (no mpicc.mpich)"
+	mkdir -p "$d"
+	cd "$d"
+	MATRIX_COMPILERS=gcc run "$MEMBENCH_ROOT/configure" --with-mpi MPICC=mpicc.mpich
+	assert_success
+	assert_line --partial 'whether mpicc.mpich builds an MPI-3 program... yes'
+	run make bench-mpi
+	assert_success
+	ldd ./bench-mpi | grep -q 'libmpich'
+	run timeout "$BOUND" ./bench-mpi $TINY
+	assert_success
+	assert_line --partial 'Build flags: mpicc.mpich -O3'
+	assert_line 'Solution Validates on every rank'
+	# and a wrapper that cannot build MPI code is refused at configure
+	MATRIX_COMPILERS=gcc run "$MEMBENCH_ROOT/configure" --with-mpi MPICC=gcc
+	assert_failure
+	assert_output --partial 'gcc cannot build an MPI-3 program'
+}
+
+@test "bench-mpi keeps bench's warnings: arrays under STREAM's sizing rule, kernels under 20 clock ticks" {
+	local b
+	b=$(mpi_build openmpi)
+	fake_llc "$BATS_TEST_TMPDIR/sys" 4M 0
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run timeout "$BOUND" "$b" -s 1000 -n 3
+	assert_success
+	assert_line --regexp "^WARNING: each rank's arrays \(1000 elements\) are smaller than 4x the reported last-level cache; --size [0-9]+ or more"
+	assert_line --regexp '^WARNING: copy took .* fewer than 20 clock ticks'
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run timeout "$BOUND" "$b" -s 1000 -n 3 --json
+	assert_success
+	jq -e '[.warnings[] | select(test("smaller than 4x"))] | length == 1' <<<"$output"
+}
+
+@test "bench-mpi builds warning-free (-std=c99 -pedantic -Wall -Wextra -Werror) with both MPIs, gcc and clang, with and without OpenMP" {
+	local flavour cc omp n=0
+	for flavour in openmpi mpich; do
+		command -v "mpicc.$flavour" >/dev/null || continue
+		for cc in gcc clang; do
+			command -v "$cc" >/dev/null || continue
+			for omp in -fopenmp ""; do
+				OMPI_CC=$cc MPICH_CC=$cc run "mpicc.$flavour" -std=c99 -pedantic \
+					-Wall -Wextra -Werror -O2 $omp -DBENCH_MPI \
+					"$MEMBENCH_ROOT/bench.c" -o "$BATS_TEST_TMPDIR/w"
+				assert_success
+				assert_output ""
+				n=$((n + 1))
+			done
+		done
+	done
+	[ "$n" -gt 0 ] || skip "neither Open MPI nor MPICH is installed"
+}
