@@ -6567,7 +6567,7 @@ static void cluster_repetitions(const struct options *o, struct stream_run *r,
 						(long long)rep);
 				TIME_AT(r, k, rep) =
 					run_kernel((enum kernel_id)k, &r->ar, q,
-						   r->store_nt[k], &sum);
+						   r->how[k], &sum);
 				if (k == K_READ)
 					r->sums[rep] = sum;
 			}
