@@ -43,7 +43,7 @@ MEMBENCH_VERSION=${MEMBENCH_VERSION:-unknown}
 # ---------------------------------------------------------------- options
 OPT_GOVERNOR='' OPT_FREQ='' OPT_TURBO='' OPT_BIND='' OPT_NUMA='' OPT_THP=''
 OPT_HUGEPAGES='' OPT_SMT='' OPT_PREFETCH='' OPT_LABEL='' OPT_RUNTIME=''
-DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0
+DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0 OPT_PROGRESS=0
 PEAK_MTS='' PEAK_CHANNELS='' PEAK_SOCKETS='' PEAK_BUS_BITS=64
 RESULTS_ROOT=${MEMBENCH_RESULTS:-$REPO_ROOT/results}
 BENCH=${MEMBENCH_BENCH:-$REPO_ROOT/bench}
@@ -103,6 +103,8 @@ std_usage() {
   --results DIR       results root (default <repo>/results)
   --wait-lock         wait for another membench command to finish instead
                       of refusing to start while it holds the lock
+  --progress          print "step 3 of 14, about 2 min left" lines on stderr
+                      even when it is not a terminal (on a terminal: always)
   -h, --help          this text
   --version           print the membench version
 EOF
@@ -115,6 +117,7 @@ parse_std_opt() {
 	-h|--help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
 	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
+	--progress) OPT_PROGRESS=1; CONSUMED=1 ;;
 	--results) [ $# -ge 2 ] || die "option $1 needs a value"
 		# An empty root would put results/<host>/ under the filesystem root.
 		[ -n "$2" ] || die "--results needs a directory, not an empty string"
@@ -1134,14 +1137,35 @@ take_lock() {
 }
 
 # ------------------------------------------------------- progress
+# "step 3 of 14, about 2 min left: what" on stderr before each step of a
+# long command (the sweeps, the latency sweeps, the matrix's runs), only
+# when stderr is a terminal or --progress was given: a log or a pipe gets
+# no line it did not ask for.  The time left is the time so far scaled by
+# the work left: each step has a weight (sweep-size: its array size).
 progress_begin() { PROGRESS_N=$1 PROGRESS_W_TOTAL=$2 PROGRESS_W_DONE=0 PROGRESS_T0=$SECONDS; }
 
-fmt_secs() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+progress_on() { [ "$OPT_PROGRESS" = 1 ] || [ -t 2 ]; }
 
-progress_step() {
-	local i=$1 what=$2 el=$((SECONDS - PROGRESS_T0)) eta='?'
-	[ "$PROGRESS_W_DONE" -gt 0 ] && eta="~$(fmt_secs $((el * (PROGRESS_W_TOTAL - PROGRESS_W_DONE) / PROGRESS_W_DONE)))"
-	printf '%s: step %d of %d: %s; elapsed %s, remaining %s\n' "$PROG" "$i" "$PROGRESS_N" "$what" "$(fmt_secs "$el")" "$eta" >&2
+# fmt_left SECONDS: "about 40 s left", "about 2 min left", "about 1 h 5 min left".
+fmt_left() {
+	if [ "$1" -lt 60 ]; then
+		printf 'about %d s left' "$1"
+	elif [ "$1" -lt 3600 ]; then
+		printf 'about %d min left' $((($1 + 30) / 60))
+	else
+		printf 'about %d h %d min left' $(($1 / 3600)) $((($1 % 3600 + 30) / 60))
+	fi
+}
+
+progress_step() { # I WHAT [UNIT]: step (or UNIT) I of PROGRESS_N begins
+	local i=$1 what=$2 unit=${3:-step} el=$((SECONDS - PROGRESS_T0)) left
+	progress_on || return 0
+	if [ "$PROGRESS_W_DONE" -gt 0 ]; then
+		left=$(fmt_left $((el * (PROGRESS_W_TOTAL - PROGRESS_W_DONE) / PROGRESS_W_DONE)))
+	else
+		left='time left not known yet'
+	fi
+	printf '%s: %s %d of %d, %s%s\n' "$PROG" "$unit" "$i" "$PROGRESS_N" "$left" "${what:+: $what}" >&2
 }
 
 progress_done() { PROGRESS_W_DONE=$((PROGRESS_W_DONE + $1)); }
