@@ -5,8 +5,8 @@
 
 load matrix_helper
 
-SUBMIT=$ROOT/harness/submission
-VERIFY=$ROOT/harness/verify
+SUBMIT=$MEMBENCH_ROOT/harness/submission
+VERIFY=$MEMBENCH_ROOT/harness/verify
 
 # A real two-cell matrix run and a real harness run, each once per file.
 setup_file() {
@@ -36,7 +36,7 @@ unpack() {
 # remanifest DIR: what a forger does after an edit, so only the numbers can tell.
 remanifest() {
 	(cd "$1" && find . -type f ! -name MANIFEST.sha256 | LC_ALL=C sort | sed 's|^\./||' |
-		xargs -d '\n' sha256sum >MANIFEST.sha256)
+		xargs -d '\n' sha256sum >"$BATS_TEST_TMPDIR/manifest" && mv "$BATS_TEST_TMPDIR/manifest" MANIFEST.sha256)
 }
 
 @test "a matrix bundle holds what SUBMITTING.md lists, and verify passes it untouched" {
@@ -50,7 +50,7 @@ remanifest() {
 		[ -f "$b/$f" ] || fail "no $f in the bundle"
 	done
 	[ ! -e "$b/results/cells/001/bench" ]
-	assert_equal "$(cut -d' ' -f1 "$b/bench.c.sha256")" "$(sha256sum "$ROOT/bench.c" | cut -d' ' -f1)"
+	assert_equal "$(cut -d' ' -f1 "$b/bench.c.sha256")" "$(sha256sum "$MEMBENCH_ROOT/bench.c" | cut -d' ' -f1)"
 	grep -q '^cells/002	gcc -O1 -DSTREAM_ARRAY_SIZE=100000$' "$b/build-lines.txt"
 	assert_equal "$(grep -c '^cells/00[12]	\(standard\|tuned\|variant\)	' "$b/run-rules.txt")" 2
 	run "$VERIFY" "$t"
@@ -138,12 +138,12 @@ remanifest() {
 @test "--redact: the host name and the kernel command line are gone from every file and name" {
 	command -v unshare >/dev/null || skip "no unshare"
 	need_compiler gcc
-	secret=secret-host-42
+	secret='secret-host-42'
 	res=$BATS_TEST_TMPDIR/res
 	# A host name of the test's own (a UTS namespace), set for the run and the bundling.
 	cat >"$BATS_TEST_TMPDIR/inns.sh" <<EOS
 hostname $secret || exit 77
-"$ROOT/harness/run" --results "$res" --bench "$ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
+"$MEMBENCH_ROOT/harness/run" --results "$res" --bench "$MEMBENCH_ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
 d=\$(find "$res" -mindepth 2 -maxdepth 2 -type d)
 "$SUBMIT" --output "$BATS_TEST_TMPDIR" "\$d" && "$SUBMIT" --redact --output "$BATS_TEST_TMPDIR" "\$d"
 EOS
@@ -177,14 +177,14 @@ EOS
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	run --separate-stderr "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$(harness_run)"
 	assert_success
-	if [ ! -x "$ROOT/harness/report" ]; then
+	if [ ! -x "$MEMBENCH_ROOT/harness/report" ]; then
 		assert_equal "$stderr" 'submission: no harness/report here: the bundle has no report.html'
 	fi
 	# A copy of the harness with a stand-in report: the hook calls it.
 	copy=$BATS_TEST_TMPDIR/copy
 	mkdir -p "$copy/out"
-	cp -r "$ROOT/harness" "$copy/"
-	cp "$ROOT/bench.c" "$copy/"
+	cp -r "$MEMBENCH_ROOT/harness" "$copy/"
+	cp "$MEMBENCH_ROOT/bench.c" "$copy/"
 	printf '#!/bin/sh\n[ "$1" = --html ] || exit 2\necho "<html>stand-in for $2</html>" >"$2/report.html"\n' >"$copy/harness/report"
 	chmod +x "$copy/harness/report"
 	run --separate-stderr "$copy/harness/submission" --output "$copy/out" "$(harness_run)"
@@ -223,10 +223,10 @@ EOS
 }
 
 @test "make submission RESULTS=DIR REDACT=1 calls harness/submission" {
-	[ -f "$ROOT/Makefile" ] || skip "run ./configure first"
-	run make -n -C "$ROOT" submission RESULTS=/some/run REDACT=1
+	[ -f "$MEMBENCH_ROOT/Makefile" ] || skip "run ./configure first"
+	run make -n -C "$MEMBENCH_ROOT" submission RESULTS=/some/run REDACT=1
 	assert_success
 	assert_output --partial "harness/submission --redact '/some/run'"
-	run make -n -C "$ROOT" submission RESULTS=/some/run
+	run make -n -C "$MEMBENCH_ROOT" submission RESULTS=/some/run
 	refute_output --partial -- '--redact'
 }
