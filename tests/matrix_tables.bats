@@ -170,3 +170,12 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 	{ [ "$nwarn" -gt 0 ] && [ -n "$caveats" ]; } || { [ "$nwarn" = 0 ] && [ -z "$caveats" ]; } ||
 		fail "$nwarn warnings, caveats '$caveats'"
 }
+
+@test "make matrix passes BASELINE on as --baseline, and nothing without it" {
+	[ -f "$ROOT/Makefile" ] || skip "run ./configure first"
+	run make -n -C "$ROOT" matrix BASELINE='clang -O3'
+	assert_success
+	assert_output --partial "--baseline 'clang -O3' default"
+	run make -n -C "$ROOT" matrix
+	refute_output --partial -- '--baseline'
+}
