@@ -787,7 +787,7 @@ enum opt_id {
 	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
 	O_MHZ, O_CURVE_IN,
-	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST
+	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST, O_CSV
 #ifdef BENCH_MPI
 	, O_CLUSTER, O_OUTLIER, O_CLUSTER_LAT, O_CLUSTER_TIMEOUT, O_CLUSTER_IN
 #endif
@@ -867,6 +867,8 @@ static const struct option_def option_defs[] = {
 	 "bench-mpi: report stored per-node rows, measure nothing"},
 #endif
 	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
+	{O_CSV, 0, "csv", NULL, M_STREAM,
+	 "a CSV header and one row per kernel on stdout instead of text"},
 	{O_JSON_FILE, 0, "json-file", "PATH", M_ANY,
 	 "also write the JSON document to PATH (text stays on stdout)"},
 	{O_PLAN, 0, "plan", NULL, M_RUN,
@@ -892,6 +894,7 @@ struct options {
 	int best;      /* --best: the fastest methods' table too */
 	int bind;
 	int json;              /* --json: JSON on stdout instead of text */
+	int csv;               /* --csv: CSV on stdout instead of text */
 	const char *json_path; /* --json-file PATH */
 	int plan;              /* --plan */
 	/* latency */
@@ -1434,6 +1437,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_JSON:
 			o->json = 1;
 			break;
+		case O_CSV:
+			o->csv = 1;
+			break;
 		case O_JSON_FILE:
 			if (!*val)
 				die("--json-file: empty path");
@@ -1462,6 +1468,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->loaded_set && o->load_threads == 0)
 		die("--rw and --delays shape the loaded-latency test; add "
 		    "--load-threads N (or all)");
+	if (o->csv && o->json)
+		die("--csv and --json: choose one for stdout (--csv --json-file "
+		    "PATH writes both)");
+	if (o->csv && o->plan)
+		die("--csv and --plan: --plan measures nothing, so there is no "
+		    "row to write");
 }
 
 /* Personalities.  Run as lat_mem_rd (argv[0], so a symlink or a copy
@@ -2658,7 +2670,8 @@ static struct output {
 	const char *path; /* --json-file PATH */
 	char tmp[4096];   /* PATH's temporary name while writing */
 	int warned;       /* warnings the text has printed so far */
-} out = {1, NULL, NULL, "", 0};
+	int csv;          /* --csv: the CSV table replaces the text */
+} out = {1, NULL, NULL, "", 0, 0};
 
 static void output_discard(void)
 {
@@ -2693,7 +2706,8 @@ static void output_open(const struct options *o)
 	struct stat st;
 	const char *slash;
 	int fd;
-	out.text = !o->json && !o->lmrd; /* lat_mem_rd: the curve alone */
+	out.text = !o->json && !o->lmrd && !o->csv; /* lat_mem_rd: the curve alone */
+	out.csv = o->csv;
 	if (o->json) {
 		out.json = stdout;
 		return;
@@ -2817,6 +2831,35 @@ static void json_bool(const char *key, int v)
 {
 	json_sep(key);
 	fputs(v ? "true" : "false", out.json);
+}
+
+/* One CSV field on stdout, quoted only when it holds a comma, a quote or
+ * a line break (RFC 4180); last ends the row. */
+static void csv_field(const char *v, int last)
+{
+	if (strpbrk(v, ",\"\r\n")) {
+		putchar('"');
+		for (; *v; v++) {
+			if (*v == '"')
+				putchar('"');
+			putchar(*v);
+		}
+		putchar('"');
+	} else {
+		fputs(v, stdout);
+	}
+	putchar(last ? '\n' : ',');
+}
+
+/* A CSV number field with the JSON document's digits, so the two agree. */
+static void csv_num(double v)
+{
+	char buf[40];
+	if (finite_d(v))
+		snprintf(buf, sizeof(buf), "%.9g", v);
+	else
+		buf[0] = '\0'; /* no number measured: an empty field */
+	csv_field(buf, 0);
 }
 
 static void cache_label(const struct cache_info *c, char *buf, size_t len)
@@ -4059,6 +4102,55 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_best(r, kernels);
 }
 
+/* --csv: one header line, then one row per kernel, from the same result
+ * the text and JSON render.  Numbers carry the JSON document's digits;
+ * the units are in the header.  Warnings go to stderr, one a line. */
+static const char *const csv_header =
+	"kernel,best_rate_MB/s,avg_time_s,min_time_s,max_time_s,"
+	"median_rate_MB/s,median_time_s,spread_max/min_time,bytes_per_pass,"
+	"array_elements,ntimes,threads,alloc,stores,validation,run_rules,"
+	"run_rule_reasons";
+
+static void print_stream_csv(const struct options *o,
+			     const struct stream_run *r)
+{
+	char buf[8 * 160 + 16], num[40];
+	size_t used = 0;
+	int i, k;
+	for (i = 0; i < nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
+	buf[0] = '\0';
+	for (i = 0; i < r->nreasons && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
+					 i ? "; " : "", r->reason[i]);
+	printf("%s\n", csv_header);
+	for (k = 0; k < NKERNELS; k++) {
+		double bytes = kernel_bytes(k, r->n);
+		if (!(o->kernels & (1u << k)))
+			continue;
+		csv_field(kernel_defs[k].display, 0);
+		csv_num(1.0E-06 * bytes / r->min_t[k]);
+		csv_num(r->avg_t[k]);
+		csv_num(r->min_t[k]);
+		csv_num(r->max_t[k]);
+		csv_num(1.0E-06 * bytes / r->med_t[k]);
+		csv_num(r->med_t[k]);
+		csv_num(r->max_t[k] / r->min_t[k]);
+		csv_num(bytes);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->n);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%llu", r->ntimes);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%d", threads_counted);
+		csv_field(num, 0);
+		csv_field(alloc_names[r->plan.mode], 0);
+		csv_field(k == K_READ ? "none" : r->store_nt[k] ? "nt" : "plain", 0);
+		csv_field(r->valid ? "ok" : "failed", 0);
+		csv_field(r->verdict, 0);
+		csv_field(buf, 1);
+	}
+}
+
 /* Everything STREAM prints before it measures: the banner, threads,
  * clock, then membench's provenance and placement, and the warnings so
  * far.  Text only: the JSON document is written whole at the end. */
@@ -4107,6 +4199,8 @@ static void stream_report_tail(const struct options *o,
 		if (r->best)
 			print_best_text(r, o->kernels);
 	}
+	if (out.csv)
+		print_stream_csv(o, r);
 }
 
 /* ======================================================================

@@ -43,7 +43,7 @@ MEMBENCH_VERSION=${MEMBENCH_VERSION:-unknown}
 # ---------------------------------------------------------------- options
 OPT_GOVERNOR='' OPT_FREQ='' OPT_TURBO='' OPT_BIND='' OPT_NUMA='' OPT_THP=''
 OPT_HUGEPAGES='' OPT_SMT='' OPT_PREFETCH='' OPT_LABEL='' OPT_RUNTIME=''
-DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0
+DRY_RUN=0 REQUIRED=0 WAIT_LOCK=0 OPT_PROGRESS=0
 PEAK_MTS='' PEAK_CHANNELS='' PEAK_SOCKETS='' PEAK_BUS_BITS=64
 RESULTS_ROOT=${MEMBENCH_RESULTS:-$REPO_ROOT/results}
 BENCH=${MEMBENCH_BENCH:-$REPO_ROOT/bench}
@@ -103,6 +103,8 @@ std_usage() {
   --results DIR       results root (default <repo>/results)
   --wait-lock         wait for another membench command to finish instead
                       of refusing to start while it holds the lock
+  --progress          print "step 3 of 14, about 2 min left" lines on stderr
+                      even when it is not a terminal (on a terminal: always)
   -h, --help          this text
   --version           print the membench version
 EOF
@@ -115,6 +117,7 @@ parse_std_opt() {
 	-h|--help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
 	--wait-lock) WAIT_LOCK=1; CONSUMED=1 ;;
+	--progress) OPT_PROGRESS=1; CONSUMED=1 ;;
 	--results) [ $# -ge 2 ] || die "option $1 needs a value"
 		# An empty root would put results/<host>/ under the filesystem root.
 		[ -n "$2" ] || die "--results needs a directory, not an empty string"
@@ -1134,17 +1137,141 @@ take_lock() {
 }
 
 # ------------------------------------------------------- progress
+# "step 3 of 14, about 2 min left: what" on stderr before each step of a
+# long command (the sweeps, the latency sweeps, the matrix's runs), only
+# when stderr is a terminal or --progress was given: a log or a pipe gets
+# no line it did not ask for.  The time left is the time so far scaled by
+# the work left: each step has a weight (sweep-size: its array size).
 progress_begin() { PROGRESS_N=$1 PROGRESS_W_TOTAL=$2 PROGRESS_W_DONE=0 PROGRESS_T0=$SECONDS; }
 
-fmt_secs() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+progress_on() { [ "$OPT_PROGRESS" = 1 ] || [ -t 2 ]; }
 
-progress_step() {
-	local i=$1 what=$2 el=$((SECONDS - PROGRESS_T0)) eta='?'
-	[ "$PROGRESS_W_DONE" -gt 0 ] && eta="~$(fmt_secs $((el * (PROGRESS_W_TOTAL - PROGRESS_W_DONE) / PROGRESS_W_DONE)))"
-	printf '%s: step %d of %d: %s; elapsed %s, remaining %s\n' "$PROG" "$i" "$PROGRESS_N" "$what" "$(fmt_secs "$el")" "$eta" >&2
+# fmt_left SECONDS: "about 40 s left", "about 2 min left", "about 1 h 5 min left".
+fmt_left() {
+	if [ "$1" -lt 60 ]; then
+		printf 'about %d s left' "$1"
+	elif [ "$1" -lt 3600 ]; then
+		printf 'about %d min left' $((($1 + 30) / 60))
+	else
+		printf 'about %d h %d min left' $(($1 / 3600)) $((($1 % 3600 + 30) / 60))
+	fi
+}
+
+progress_step() { # I WHAT [UNIT]: step (or UNIT) I of PROGRESS_N begins
+	local i=$1 what=$2 unit=${3:-step} el=$((SECONDS - PROGRESS_T0)) left
+	progress_on || return 0
+	if [ "$PROGRESS_W_DONE" -gt 0 ]; then
+		left=$(fmt_left $((el * (PROGRESS_W_TOTAL - PROGRESS_W_DONE) / PROGRESS_W_DONE)))
+	else
+		left='time left not known yet'
+	fi
+	printf '%s: %s %d of %d, %s%s\n' "$PROG" "$unit" "$i" "$PROGRESS_N" "$left" "${what:+: $what}" >&2
 }
 
 progress_done() { PROGRESS_W_DONE=$((PROGRESS_W_DONE + $1)); }
+
+# ------------------------------------------------------- statistics
+# noise_rows: "faster", "slower" or "within noise" for every item, by one
+# stated rule (harness/compare's --help and docs/harness.md give it).
+# harness/compare and run-matrix's baseline columns both use it.  Reads
+# sample lines on stdin, tab-separated:
+#   side(A|B)  group-key  group-label  item  kind(bw|lat)  run  value  low  high
+# (low..high: the run's own band, used when a side has a single run) and
+# prints one line per item found on both sides:
+#   row  group  item  kind  a_median  b_median  change_pct  a_n  b_n
+#        a_spread_pct  b_spread_pct  test  p  verdict
+# and "only  A|B  group  item" for an item found on one side.
+noise_rows() {
+	awk -v alpha=0.05 -v min_runs=4 '
+function median(s, k,   n, i, j, t, a) {
+	n = cnt[s, k]
+	for (i = 1; i <= n; i++) a[i] = val[s, k, i]
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# spread: max/min - 1 over the runs, or over the one run band.
+function spread(s, k,   n, i, mn, mx) {
+	n = cnt[s, k]
+	if (n == 1) { mn = lo[s, k, 1]; mx = hi[s, k, 1] }
+	else for (i = 1; i <= n; i++) {
+		if (i == 1 || val[s, k, i] < mn) mn = val[s, k, i]
+		if (i == 1 || val[s, k, i] > mx) mx = val[s, k, i]
+	}
+	return mn > 0 ? mx / mn - 1 : 0
+}
+# ustat(k): Mann-Whitney U of B over A (pairs where B is larger, ties 1/2).
+function ustat(k,   i, j, u) {
+	u = 0
+	for (i = 1; i <= cnt["A", k]; i++) for (j = 1; j <= cnt["B", k]; j++)
+		u += val["B", k, j] > val["A", k, i] ? 1 : (val["B", k, j] == val["A", k, i] ? 0.5 : 0)
+	return u
+}
+# mw_p(m, n, u): two-sided p of U = u.  Exact: the counts of U are the
+# coefficients of the Gaussian binomial [m+n choose m]_q, built as
+# prod (1 - q^(n+i)) / (1 - q^i).  Ties round towards the middle.
+function mw_p(m, n, u,   N, c, i, k, d, tot, pl, pg, z, t, p) {
+	N = m * n
+	if (N > 40000) {
+		z = (abs(u - N / 2) - 0.5) / sqrt(N * (m + n + 1) / 12)
+		if (z < 0) return 1
+		t = 1 / (1 + 0.3275911 * z / sqrt(2))    # erfc, Abramowitz-Stegun 7.1.26
+		p = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * exp(-z * z / 2)
+		return p > 1 ? 1 : p
+	}
+	for (k = 0; k <= N; k++) c[k] = 0
+	c[0] = 1
+	for (i = 1; i <= m; i++) {
+		d = n + i
+		for (k = N; k >= d; k--) c[k] -= c[k - d]
+		for (k = i; k <= N; k++) c[k] += c[k - i]
+	}
+	tot = pl = pg = 0
+	for (k = 0; k <= N; k++) {
+		tot += c[k]
+		if (k <= u + 0.5) pl += c[k]
+		if (k >= u - 0.5) pg += c[k]
+	}
+	p = 2 * (pl < pg ? pl : pg) / tot
+	return p > 1 ? 1 : p
+}
+function abs(x) { return x < 0 ? -x : x }
+BEGIN { FS = OFS = "\t"; OFMT = "%.10g" }
+{
+	k = $2 SUBSEP $4
+	if (!((k) in kind)) { order[++nk] = k; kind[k] = $5; grp[k] = $3; item[k] = $4 }
+	c = ++cnt[$1, k]
+	val[$1, k, c] = $7 + 0
+	lo[$1, k, c] = ($8 + 0 < $7 + 0) ? $8 + 0 : $7 + 0
+	hi[$1, k, c] = ($9 + 0 > $7 + 0) ? $9 + 0 : $7 + 0
+}
+END {
+	for (o = 1; o <= nk; o++) {
+		k = order[o]
+		if (!cnt["A", k] || !cnt["B", k]) {
+			print "only", (cnt["A", k] ? "A" : "B"), grp[k], item[k]
+			continue
+		}
+		ma = median("A", k); mb = median("B", k)
+		change = ma != 0 ? (mb - ma) / ma * 100 : 0
+		sa = spread("A", k) * 100; sb = spread("B", k) * 100
+		up = 0; p = ""
+		if (cnt["A", k] >= min_runs && cnt["B", k] >= min_runs) {
+			test = "mann-whitney"
+			u = ustat(k)
+			p = mw_p(cnt["A", k], cnt["B", k], u)
+			noise = p >= alpha
+			up = u > cnt["A", k] * cnt["B", k] / 2
+		} else {
+			test = "spread"
+			noise = abs(change) <= (sa > sb ? sa : sb)
+			up = change > 0
+		}
+		# More bandwidth is faster; more latency is slower.
+		verdict = noise ? "within noise" : ((up == (kind[k] == "bw")) ? "faster" : "slower")
+		print "row", grp[k], item[k], kind[k], ma, mb, change, cnt["A", k], cnt["B", k], sa, sb, test, p, verdict
+	}
+}'
+}
 
 # ------------------------------------------------------- session
 on_signal() {

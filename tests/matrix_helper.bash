@@ -36,3 +36,59 @@ hugepages_state() { # what a test must leave as it found
 	printf '%s|' "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)"
 	awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts | sort | tr '\n' ' '
 }
+
+# A gcc on PATH that builds a planted bench for any cell whose macros
+# hold FAKE=NAME: run K of that bench copies $FAKEDIR/NAME.K.json to
+# result.json and prints STREAM's "Solution Validates".  Everything else
+# (find-compilers' probes, other cells) goes to the real gcc.  The table
+# then shows numbers the test chose, not whatever the machine gave.
+fake_gcc() {
+	local bin=$BATS_TEST_TMPDIR/fakebin real
+	real=$(command -v gcc) || skip "gcc is not installed"
+	mkdir -p "$bin" "$BATS_TEST_TMPDIR/fake"
+	cat >"$bin/gcc" <<EOT
+#!/bin/sh
+name="" out=""
+prev=""
+for a in "\$@"; do
+	case "\$a" in -DFAKE=*) name=\${a#-DFAKE=} ;; esac
+	[ "\$prev" != -o ] || out=\$a
+	prev=\$a
+done
+if [ -n "\$name" ] && [ "\$out" = bench ]; then
+	cat >bench <<'EOB'
+#!/bin/sh
+n=\$(cat .fake-runs 2>/dev/null || echo 0); n=\$((n + 1)); echo "\$n" >.fake-runs
+cp "$BATS_TEST_TMPDIR/fake/NAME.\$n.json" result.json || exit 2
+echo "Solution Validates"
+EOB
+	sed -i "s/NAME/\$name/" bench
+	chmod +x bench
+	exit 0
+fi
+exec "$real" "\$@"
+EOT
+	chmod +x "$bin/gcc"
+	PATH=$bin:$PATH
+	export PATH
+}
+
+# fake_result NAME RUN COPY SCALE ADD TRIAD [WARNING...]: the JSON run RUN
+# of the planted bench NAME reports.
+fake_result() {
+	local name=$1 run=$2 copy=$3 scale=$4 add=$5 triad=$6
+	shift 6
+	jq -n --argjson c "$copy" --argjson s "$scale" --argjson a "$add" --argjson t "$triad" \
+		--args '{schema: "membench/1", mode: "stream",
+		system: {cpu_model: "Planted CPU 9000", online_cpus: 64, machine: "x86_64",
+			memory_bytes: 274877906944, kernel: "Linux 9.9.9-test",
+			caches: [{name: "L3", level: 3, bytes: 33554432, instances: 2}]},
+		run: {array_size: 100000, threads_counted: 1, alloc: "mmap",
+			arrays: [{name: "a", huge_pct: 0, page_kib: 4, kernel_page_kib: 4}]},
+		results: [{kernel: "Copy", best_mbs: $c}, {kernel: "Scale", best_mbs: $s},
+			{kernel: "Add", best_mbs: $a}, {kernel: "Triad", best_mbs: $t}],
+		validation: {ok: true},
+		run_rules: {verdict: (if $ARGS.positional | length > 0 then "variant" else "standard" end),
+			reasons: [$ARGS.positional[] | select(test("last-level")) | "arrays below 4x all last-level caches"]},
+		warnings: $ARGS.positional}' "$@" >"$BATS_TEST_TMPDIR/fake/$name.$run.json"
+}

@@ -38,8 +38,8 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in compare diff matrix report restore run sweep-bind sweep-freq sweep-latency-pages \
-			sweep-size sweep-threads; do
+		for c in compare diff matrix report restore run submission sweep-bind sweep-freq sweep-latency-pages \
+			sweep-size sweep-threads verify; do
 			echo "755 usr/local/bin/membench-$c"
 		done
 		echo "644 usr/local/share/man/man1/membench.1"

@@ -1,0 +1,232 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# make submission / harness/submission and harness/verify: a bundle of one
+# finished run that verify re-checks, sha256 by sha256 and number by number.
+
+load matrix_helper
+
+SUBMIT=$MEMBENCH_ROOT/harness/submission
+VERIFY=$MEMBENCH_ROOT/harness/verify
+
+# A real two-cell matrix run and a real harness run, each once per file.
+setup_file() {
+	local root=$BATS_FILE_TMPDIR
+	command -v gcc >/dev/null || return 0
+	printf 'gcc | -O2 ; -O1 | | plain | 1\n' >"$root/two.matrix"
+	MEMBENCH_LOCK_DIR=$root/lock "$BATS_TEST_DIRNAME/../matrix/run-matrix" --size 100000 --ntimes 3 \
+		--results "$root/m" "$root/two.matrix" >/dev/null 2>&1 || true
+	MEMBENCH_LOCK_DIR=$root/lock "$BATS_TEST_DIRNAME/../harness/run" --results "$root/h" \
+		--bench "$BATS_TEST_DIRNAME/../bench" -- -s 100000 -n 3 >/dev/null 2>&1 || true
+}
+matrix_run() { find "$BATS_FILE_TMPDIR/m" -mindepth 2 -maxdepth 2 -type d | head -n 1; }
+harness_run() { find "$BATS_FILE_TMPDIR/h" -mindepth 2 -maxdepth 2 -type d | head -n 1; }
+
+# bundle RUN [--redact]: make a bundle in the test's directory, print its path.
+bundle() {
+	local run=$1
+	shift
+	"$SUBMIT" "$@" --output "$BATS_TEST_TMPDIR" "$run" 2>/dev/null
+}
+# unpack TARBALL: unpack it, print the bundle directory.
+unpack() {
+	mkdir -p "$BATS_TEST_TMPDIR/u"
+	tar -C "$BATS_TEST_TMPDIR/u" -xzf "$1"
+	find "$BATS_TEST_TMPDIR/u" -mindepth 1 -maxdepth 1 -type d
+}
+# remanifest DIR: what a forger does after an edit, so only the numbers can tell.
+remanifest() {
+	(cd "$1" && find . -type f ! -name MANIFEST.sha256 | LC_ALL=C sort | sed 's|^\./||' |
+		xargs -d '\n' sha256sum >"$BATS_TEST_TMPDIR/manifest" && mv "$BATS_TEST_TMPDIR/manifest" MANIFEST.sha256)
+}
+
+@test "a matrix bundle holds what SUBMITTING.md lists, and verify passes it untouched" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run (gcc missing?)"
+	t=$(bundle "$(matrix_run)")
+	[[ "$(basename "$t")" == membench-*-matrix-two.tar.gz ]]
+	b=$(unpack "$t")
+	for f in bench.c bench.c.sha256 build-lines.txt run-rules.txt MANIFEST.sha256 \
+		results/table.md results/table.csv results/provenance.txt results/cells/001/result.json \
+		results/cells/001/output.txt results/cells/002/build.sh; do
+		[ -f "$b/$f" ] || fail "no $f in the bundle"
+	done
+	[ ! -e "$b/results/cells/001/bench" ]
+	assert_equal "$(cut -d' ' -f1 "$b/bench.c.sha256")" "$(sha256sum "$MEMBENCH_ROOT/bench.c" | cut -d' ' -f1)"
+	grep -q '^cells/002	gcc -O1 -DSTREAM_ARRAY_SIZE=100000$' "$b/build-lines.txt"
+	assert_equal "$(grep -c '^cells/00[12]	\(standard\|tuned\|variant\)	' "$b/run-rules.txt")" 2
+	run "$VERIFY" "$t"
+	assert_success
+	assert_output --partial 'every sha256 and every table number agrees'
+	run "$VERIFY" "$b"
+	assert_success
+}
+
+@test "a harness run bundle passes verify untouched" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	t=$(bundle "$(harness_run)")
+	run "$VERIFY" "$t"
+	assert_success
+	b=$(unpack "$t")
+	[ -f "$b/results/summary.md" ] && [ -f "$b/results/step-001.raw" ]
+	grep -q '^step-001	' "$b/run-rules.txt"
+	grep -q '^step-001	.*(gcc ' "$b/build-lines.txt"
+}
+
+@test "one edited number in the matrix table fails verify, and is named" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	b=$(unpack "$(bundle "$(matrix_run)")")
+	# Triad of row 2, table.csv column 11: plus 1000 MB/s
+	awk -F, -v OFS=, 'NR == 3 { $11 = $11 + 1000 } { print }' "$b/results/table.csv" >"$b/x" && mv "$b/x" "$b/results/table.csv"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line 'verify: results/table.csv: sha256 differs from MANIFEST.sha256'
+	remanifest "$b"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line --regexp '^verify: results/table.csv row 2 \(cell 002\): triad_mbs [0-9.]+ but the raw outputs give [0-9.]+$'
+	refute_line --partial 'copy_mbs'
+}
+
+@test "an edited table.md number, or raw text that disagrees with its JSON, fails" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	b=$(unpack "$(bundle "$(matrix_run)")")
+	copy=$(awk -F'|' '$2 ~ /^ 1 $/ { gsub(/ /, "", $6); print $6 }' "$b/results/table.md")
+	sed -i "s/| $copy |/| 1.0 |/" "$b/results/table.md"
+	sed -i 's/^\(Scale: *\)[0-9]*/\1123/' "$b/results/cells/002/output.txt"
+	remanifest "$b"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line "verify: results/table.md row 1 (cell 001): Copy 1.0 but the raw outputs give $copy"
+	assert_line --regexp '^verify: results/cells/002/result.json: Scale best rate [0-9.e+]+ in the JSON, but the raw text says 123\.[0-9]$'
+}
+
+@test "an edited summary.md number of a harness run fails, and is named" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	b=$(unpack "$(bundle "$(harness_run)")")
+	triad=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$b/results/step-001.json" | awk '{ printf "%.1f", $1 }')
+	sed -i "s/| $triad |/| 99999.9 |/" "$b/results/summary.md"
+	remanifest "$b"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line "verify: results/summary.md step row 1: Triad 99999.9 but step 001 gives $triad"
+}
+
+@test "a tampered bench.c fails the sha256, even with a new manifest and bench.c.sha256" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	b=$(unpack "$(bundle "$(harness_run)")")
+	echo '/* tuned */' >>"$b/bench.c"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line 'verify: bench.c: sha256 differs from MANIFEST.sha256'
+	(cd "$b" && sha256sum bench.c >bench.c.sha256)
+	remanifest "$b"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line --regexp "^verify: bench.c: sha256 [0-9a-f]{64} differs from the one the run's provenance.txt recorded"
+}
+
+@test "a file added or removed after bundling fails verify" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	b=$(unpack "$(bundle "$(harness_run)")")
+	echo extra >"$b/results/notes.txt"
+	rm "$b/run-rules.txt"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line 'verify: results/notes.txt: not in MANIFEST.sha256 (added after the bundle was made)'
+	assert_line 'verify: run-rules.txt: in MANIFEST.sha256 but missing'
+}
+
+@test "--redact: the host name and the kernel command line are gone from every file and name" {
+	command -v unshare >/dev/null || skip "no unshare"
+	need_compiler gcc
+	secret='secret-host-42'
+	res=$BATS_TEST_TMPDIR/res
+	# A host name of the test's own (a UTS namespace), set for the run and the bundling.
+	cat >"$BATS_TEST_TMPDIR/inns.sh" <<EOS
+hostname $secret || exit 77
+"$MEMBENCH_ROOT/harness/run" --results "$res" --bench "$MEMBENCH_ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
+d=\$(find "$res" -mindepth 2 -maxdepth 2 -type d)
+"$SUBMIT" --output "$BATS_TEST_TMPDIR" "\$d" && "$SUBMIT" --redact --output "$BATS_TEST_TMPDIR" "\$d"
+EOS
+	run unshare -u sh "$BATS_TEST_TMPDIR/inns.sh"
+	[ "$status" != 77 ] || skip "cannot set a host name here"
+	plain=$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name "membench-$secret-*.tar.gz")
+	red=$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'membench-redacted-host-*.tar.gz')
+	[ -n "$plain" ] && [ -n "$red" ] || fail "bundles: $output"
+	cmdline=$(tr -d '\0' </proc/cmdline | sed 's/[[:space:]]*$//')
+	# Unredacted, both are there: the check below can fail.
+	mkdir "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/r"
+	tar -C "$BATS_TEST_TMPDIR/p" -xzf "$plain"
+	tar -C "$BATS_TEST_TMPDIR/r" -xzf "$red"
+	grep -rqF "$secret" "$BATS_TEST_TMPDIR/p"
+	[ -z "$cmdline" ] || grep -rqF -- "$cmdline" "$BATS_TEST_TMPDIR/p"
+	# Redacted: in no file, no file name, and the numbers still verify.
+	run grep -rlF "$secret" "$BATS_TEST_TMPDIR/r"
+	assert_output ''
+	[ -z "$(find "$BATS_TEST_TMPDIR/r" -name "*$secret*")" ]
+	if [ -n "$cmdline" ]; then
+		run grep -rlF -- "$cmdline" "$BATS_TEST_TMPDIR/r"
+		assert_output ''
+	fi
+	grep -q '^\[redacted\]$' "$BATS_TEST_TMPDIR"/r/*/results/provenance.txt
+	jq -e '.bench.system.hostname == "redacted-host"' "$BATS_TEST_TMPDIR"/r/*/results/step-001.json >/dev/null
+	run "$VERIFY" "$red"
+	assert_success
+}
+
+@test "report.html: made by harness/report when it exists, and said so when not" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	run --separate-stderr "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$(harness_run)"
+	assert_success
+	if [ ! -x "$MEMBENCH_ROOT/harness/report" ]; then
+		assert_equal "$stderr" 'submission: no harness/report here: the bundle has no report.html'
+	fi
+	# A copy of the harness with a stand-in report: the hook calls it.
+	copy=$BATS_TEST_TMPDIR/copy
+	mkdir -p "$copy/out"
+	cp -r "$MEMBENCH_ROOT/harness" "$copy/"
+	cp "$MEMBENCH_ROOT/bench.c" "$copy/"
+	printf '#!/bin/sh\n[ "$1" = --html ] || exit 2\necho "<html>stand-in for $2</html>" >"$2/report.html"\n' >"$copy/harness/report"
+	chmod +x "$copy/harness/report"
+	run --separate-stderr "$copy/harness/submission" --output "$copy/out" "$(harness_run)"
+	assert_success
+	b=$(unpack "$output")
+	grep -q '^<html>stand-in for ' "$b/report.html"
+	[ ! -e "$b/results/report.html" ]
+	grep -q ' report.html$' "$b/MANIFEST.sha256"
+	run "$VERIFY" "$b"
+	assert_success
+}
+
+@test "bad input: one line, exit 2, no tarball" {
+	run "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/nowhere"
+	assert_failure 2
+	assert_output "submission: no run directory '$BATS_TEST_TMPDIR/nowhere'"
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/empty"
+	assert_failure 2
+	assert_output --partial 'has no provenance.txt'
+	if [ -n "$(harness_run)" ]; then
+		cp -r "$(harness_run)" "$BATS_TEST_TMPDIR/cut"
+		touch "$BATS_TEST_TMPDIR/cut/INTERRUPTED"
+		run "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/cut"
+		assert_failure 2
+		assert_output --partial 'was interrupted'
+	fi
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name '*.tar.gz')" ]
+	run "$VERIFY" "$BATS_TEST_TMPDIR/empty"
+	assert_failure 2
+	assert_output --partial 'has no MANIFEST.sha256'
+	echo junk >"$BATS_TEST_TMPDIR/junk.tar.gz"
+	run "$VERIFY" "$BATS_TEST_TMPDIR/junk.tar.gz"
+	assert_failure 2
+	assert_output --partial 'is not a gzip tarball'
+}
+
+@test "make submission RESULTS=DIR REDACT=1 calls harness/submission" {
+	[ -f "$MEMBENCH_ROOT/Makefile" ] || skip "run ./configure first"
+	run make -n -C "$MEMBENCH_ROOT" submission RESULTS=/some/run REDACT=1
+	assert_success
+	assert_output --partial "harness/submission --redact '/some/run'"
+	run make -n -C "$MEMBENCH_ROOT" submission RESULTS=/some/run
+	refute_output --partial -- '--redact'
+}
