@@ -441,6 +441,17 @@ static int allowed_cpus(int *cpus, int max)
 	return n;
 }
 
+/* The kernel's account of this process's mappings (Linux smaps), or
+ * NULL where the OS keeps none: callers then report "unknown". */
+static FILE *open_self_smaps(void)
+{
+#ifdef __linux__
+	return fopen("/proc/self/smaps", "r");
+#else
+	return NULL;
+#endif
+}
+
 /* Paths of the kernel's pseudo-files, redirectable for tests. */
 static const char *sysfs_root(void)
 {
@@ -1515,15 +1526,55 @@ static unsigned long thp_page_kib(void)
 	return 2048;
 }
 
-/* What the kernel really gave us for [addr, addr+bytes): the page size
- * of the mapping that holds most of it and the share of resident memory
- * on huge pages (THP, hugetlbfs or shmem THP), from /proc/self/smaps. */
+/* What the kernel really gave us for [addr, addr+bytes), from smaps:
+ * the page size of the mapping that holds most of it and the share of
+ * resident memory on huge pages (THP, hugetlbfs or shmem THP); and that
+ * mapping (VMA) itself as the kernel describes it, so a test can check
+ * which allocator served the array against an independent source. */
 struct page_report {
 	int known;
 	unsigned long page_kib;        /* the page size most memory sits on */
 	unsigned long kernel_page_kib; /* the mapping's KernelPageSize */
 	double huge_pct;
+	/* the VMA that holds most of the array; its fields are the VMA's
+	 * own, so they cover the other arrays that share it */
+	unsigned long long vma_start, vma_end;
+	int vmas;                      /* VMAs the array overlaps */
+	char vma_name[256];            /* "" anonymous, [heap], /SYSV..., a path */
+	unsigned long long inode;      /* SysV shm: the segment's shmid */
+	unsigned long mmu_page_kib;
+	unsigned long long rss_kib, anon_huge_kib, hugetlb_kib;
+	char vmflags[160];             /* "rd wr mr mw me ac hg", "" unknown */
 };
+
+/* The fields of the VMA currently read from smaps. */
+struct smaps_vma {
+	unsigned long long start, end, inode;
+	char name[256];
+	unsigned long kps, mmu;
+	unsigned long long rss, anon_huge, hugetlb;
+	char vmflags[160];
+};
+
+/* Keep v's mapping in pr when it covers more of the array than the one
+ * kept so far. */
+static void page_report_keep(struct page_report *pr, const struct smaps_vma *v,
+			     unsigned long long cover, unsigned long long *best)
+{
+	if (cover <= *best)
+		return;
+	*best = cover;
+	pr->kernel_page_kib = v->kps;
+	pr->mmu_page_kib = v->mmu;
+	pr->vma_start = v->start;
+	pr->vma_end = v->end;
+	pr->inode = v->inode;
+	pr->rss_kib = v->rss;
+	pr->anon_huge_kib = v->anon_huge;
+	pr->hugetlb_kib = v->hugetlb;
+	memcpy(pr->vma_name, v->name, sizeof(pr->vma_name));
+	memcpy(pr->vmflags, v->vmflags, sizeof(pr->vmflags));
+}
 
 static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 {
@@ -1532,53 +1583,104 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 	uintptr_t lo = (uintptr_t)addr, hi = lo + bytes;
 	int inside = 0;
 	unsigned long long best = 0, cover = 0, rss = 0, huge = 0;
-	unsigned long kps = 0;
+	struct smaps_vma v;
 
 	memset(pr, 0, sizeof(*pr));
-	f = fopen("/proc/self/smaps", "r");
+	memset(&v, 0, sizeof(v));
+	f = open_self_smaps();
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, v;
+		unsigned long long s, e, val;
 		char key[64];
-		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 && strchr(line, '-') &&
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &s, &e,
+			   &val, &name_at) == 3 && name_at > 0 &&
 		    isxdigit((unsigned char)line[0])) {
+			size_t n;
+			if (inside) /* the VMA before this header is complete */
+				page_report_keep(pr, &v, cover, &best);
 			inside = s < hi && e > lo;
-			if (inside)
-				cover = (e < hi ? e : hi) - (s > lo ? s : lo);
+			if (!inside)
+				continue;
+			memset(&v, 0, sizeof(v));
+			v.start = s;
+			v.end = e;
+			v.inode = val;
+			snprintf(v.name, sizeof(v.name), "%s", line + name_at);
+			n = strlen(v.name);
+			while (n > 0 && isspace((unsigned char)v.name[n - 1]))
+				v.name[--n] = '\0';
+			cover = (e < hi ? e : hi) - (s > lo ? s : lo);
+			pr->vmas++;
 			continue;
 		}
-		if (!inside || sscanf(line, "%63[^:]: %llu", key, &v) != 2)
+		if (!inside)
+			continue;
+		if (strncmp(line, "VmFlags:", 8) == 0) {
+			size_t n;
+			const char *fl = line + 8;
+			while (*fl == ' ')
+				fl++;
+			snprintf(v.vmflags, sizeof(v.vmflags), "%s", fl);
+			n = strlen(v.vmflags);
+			while (n > 0 && isspace((unsigned char)v.vmflags[n - 1]))
+				v.vmflags[--n] = '\0';
+			continue;
+		}
+		if (sscanf(line, "%63[^:]: %llu", key, &val) != 2)
 			continue;
 		if (strcmp(key, "Rss") == 0) {
-			rss += v;
+			rss += val;
+			v.rss = val;
 		} else if (strcmp(key, "AnonHugePages") == 0 ||
 			   strcmp(key, "ShmemPmdMapped") == 0 ||
 			   strcmp(key, "FilePmdMapped") == 0) {
-			huge += v;
+			huge += val;
+			v.anon_huge += val;
 		} else if (strcmp(key, "Private_Hugetlb") == 0 ||
 			   strcmp(key, "Shared_Hugetlb") == 0) {
 			/* hugetlb pages are not counted in Rss */
-			huge += v;
-			rss += v;
+			huge += val;
+			rss += val;
+			v.hugetlb += val;
 		} else if (strcmp(key, "KernelPageSize") == 0) {
-			if (cover > best) {
-				best = cover;
-				kps = (unsigned long)v;
-			}
+			v.kps = (unsigned long)val;
+		} else if (strcmp(key, "MMUPageSize") == 0) {
+			v.mmu = (unsigned long)val;
 		}
 	}
+	if (inside)
+		page_report_keep(pr, &v, cover, &best);
 	fclose(f);
 	pr->known = best > 0;
-	pr->kernel_page_kib = kps;
-	pr->page_kib = kps;
+	pr->page_kib = pr->kernel_page_kib;
 	pr->huge_pct = rss ? 100.0 * (double)huge / (double)rss : 0.0;
 	if (pr->huge_pct > 100.0)
 		pr->huge_pct = 100.0;
 	/* THP keeps KernelPageSize at the base size; when most memory is on
 	 * transparent huge pages, report their size instead. */
-	if (pr->huge_pct >= 50.0 && kps < thp_page_kib())
+	if (pr->huge_pct >= 50.0 && pr->kernel_page_kib < thp_page_kib())
 		pr->page_kib = thp_page_kib();
+}
+
+/* One compact line's worth of pr's mapping into buf: range, size, name,
+ * page size, huge coverage and the kernel's VmFlags. */
+static void format_mapping(char *buf, size_t len, const struct page_report *pr)
+{
+	char size[32];
+	if (!pr->known) {
+		snprintf(buf, len, "unknown (no smaps on this system)");
+		return;
+	}
+	format_bytes(size, sizeof(size), pr->vma_end - pr->vma_start);
+	snprintf(buf, len, "%llx-%llx (%s%s) %s, KernelPageSize %lu KiB, "
+		 "AnonHugePages %llu KiB, Hugetlb %llu KiB, VmFlags %s",
+		 pr->vma_start, pr->vma_end, size,
+		 pr->vmas > 1 ? ", one of several" : "",
+		 pr->vma_name[0] ? pr->vma_name : "anonymous",
+		 pr->kernel_page_kib, pr->anon_huge_kib, pr->hugetlb_kib,
+		 pr->vmflags[0] ? pr->vmflags : "unknown");
 }
 
 /* ======================================================================
@@ -2378,6 +2480,40 @@ static void json_system(const struct system_info *si)
 	json_close('}');
 }
 
+/* The mapping that holds an array (struct page_report) as a "mapping"
+ * object, null where the OS keeps no smaps. */
+static void json_mapping(const struct page_report *pr)
+{
+	char hex[32];
+	if (!pr->known) {
+		json_str("mapping", NULL);
+		return;
+	}
+	json_open("mapping", '{');
+	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_start);
+	json_str("start", hex);
+	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_end);
+	json_str("end", hex);
+	json_str("name", pr->vma_name);
+	json_int("inode", (long long)pr->inode);
+	json_int("vmas", pr->vmas);
+	json_int("kernel_page_kib", (long long)pr->kernel_page_kib);
+	json_int("mmu_page_kib", (long long)pr->mmu_page_kib);
+	json_int("rss_kib", (long long)pr->rss_kib);
+	json_int("anon_huge_kib", (long long)pr->anon_huge_kib);
+	json_int("hugetlb_kib", (long long)pr->hugetlb_kib);
+	json_str("vmflags", pr->vmflags);
+	json_close('}');
+}
+
+/* An address as JSON reads it back exactly: a hex string. */
+static void json_address(const char *key, const void *p)
+{
+	char hex[32];
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(uintptr_t)p);
+	json_str(key, hex);
+}
+
 /* Every JSON document starts here: schema, mode, build and system. */
 static void json_begin(const char *mode, const struct system_info *si)
 {
@@ -2902,6 +3038,11 @@ static void print_placement_text(const struct options *o,
 			printf("%s %c unknown", i ? "," : "", array_names[i]);
 	}
 	printf("\n");
+	for (i = 0; i < 3; i++) {
+		char map[512];
+		format_mapping(map, sizeof(map), &r->pages[i]);
+		printf("Mapping %c: %s\n", array_names[i], map);
+	}
 	printf("Binding: %s\n", bind);
 	printf("Thread CPUs:");
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
@@ -3014,6 +3155,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_str("name", name);
 		json_int("bytes", (long long)r->reg[i].bytes);
 		json_int("address_mod_4k", (long long)((uintptr_t)r->reg[i].data % 4096));
+		json_address("address", r->reg[i].data);
 		if (r->pages[i].known) {
 			json_int("page_kib", (long long)r->pages[i].page_kib);
 			json_int("kernel_page_kib",
@@ -3024,6 +3166,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 			json_str("kernel_page_kib", NULL);
 			json_str("huge_pct", NULL);
 		}
+		json_mapping(&r->pages[i]);
 		json_close('}');
 	}
 	json_close(']');
@@ -4505,7 +4648,7 @@ static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
 {
-	char b[32];
+	char b[32], map[512];
 	int i;
 	format_bytes(b, sizeof(b), o->lat_max);
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
@@ -4513,6 +4656,8 @@ static void lat_print_summary(const struct options *o,
 	       lat_pattern_names[o->pattern], alloc_names[r->plan.mode], b,
 	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
 	       r->cpu);
+	format_mapping(map, sizeof(map), &r->pages);
+	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
 	for (i = 0; i < o->nstrides; i++)
 		lat_print_levels(&r->sums[i], r->mhz);
@@ -4606,6 +4751,8 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("bytes", (long long)r->bufs[0].bytes);
 	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
 	json_num("huge_pct", r->pages.huge_pct);
+	json_address("address", r->bufs[0].data);
+	json_mapping(&r->pages);
 	json_close('}');
 	json_num("window_ns", LAT_WINDOW_NS);
 	json_num("point_cap_ns", LAT_POINT_CAP_NS);
