@@ -4336,6 +4336,29 @@ struct lat_loaded_row {
 #define LAT_LOADED_LEVELS \
 	((int)(sizeof((const long[])LAT_LOADED_DELAYS) / sizeof(long)))
 
+/* --load-threads N runs N + 1 threads, the chase and N loads, each meant
+ * to have a CPU of its own: when bench may run on fewer CPUs, threads
+ * take turns and the chase times the turns, not the memory.  Say so
+ * once, before anything is measured (a run may still want it: a loaded
+ * curve on a small VM is better than none). */
+static void lat_load_check_cpus(const struct options *o)
+{
+	static int checked;
+	int cpus[MAX_THREADS], n;
+	if (checked || o->load_threads <= 0 || o->curve_in)
+		return;
+	checked = 1;
+	n = allowed_cpus(cpus, MAX_THREADS);
+	if (n <= 0)
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > 0 && o->load_threads + 1 > n)
+		warn("--load-threads %d: the chase and %d load thread%s need %d "
+		     "CPUs but bench may run on %d, so they share CPUs and the "
+		     "loaded latencies include waiting for a turn", o->load_threads,
+		     o->load_threads, o->load_threads > 1 ? "s" : "",
+		     o->load_threads + 1, n);
+}
+
 /* One latency run: the curve, its summaries, and what --chains and
  * --load-threads measured. */
 struct lat_run {
@@ -4394,9 +4417,6 @@ static void lat_loaded_run(const struct options *o, void *head,
 
 	if (!lr || !cnt)
 		die("out of memory for %d load threads", nl);
-	if (ncpu < nl + 1)
-		warn("--load-threads %d: only %d CPUs are allowed, so the chase "
-		     "and load threads share CPUs", nl, ncpu);
 	for (i = 0; i < nl; i++) {
 		size_t j;
 		if (region_alloc(&lr[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
@@ -5143,7 +5163,11 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	memset(&r, 0, sizeof(r));
 	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
+	lat_load_check_cpus(o);
 	lat_prepare(o, &r);
+	/* after every refusal, before the curve is measured */
+	if (out.text && !summary_only)
+		text_warnings("# WARNING: ");
 	lat_report_begin(o, summary_only);
 	lat_sweep(o, si, &r);
 	r.elapsed = now() - t_start;
@@ -5225,6 +5249,7 @@ static int all_mode(struct options *o, const struct system_info *si)
 	lat_check(o, si);
 	alloc_plan(&p, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
+	lat_load_check_cpus(o);
 	if (out.json)
 		json_begin("all", si);
 	rc = stream_mode(o, si, 1);
