@@ -398,6 +398,38 @@ static void nt_fence(void) { __sync_synchronize(); }
 #endif
 #endif
 
+/* What stores asked to stream (--stores nt or auto) really are where
+ * this target has no vector streaming store; NULL where it has one. */
+static const char *nt_fallback(void)
+{
+#if HAVE_VEC_NT
+	return NULL;
+#elif HAVE_NT
+	return "the compiler's __builtin_nontemporal_store, one element at a "
+	       "time (no vector streaming store for this target; the compiler "
+	       "may emit plain stores)";
+#else
+	return "plain stores (this target has no streaming store)";
+#endif
+}
+
+/* The data cache line the OS passes in the auxiliary vector (PowerPC's
+ * AT_DCACHEBSIZE; qemu-user passes it too), 0 where it passes none. */
+#if defined(__linux__) && defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16))
+#include <sys/auxv.h>
+#define HAVE_GETAUXVAL 1
+#endif
+static int auxv_cache_line(void)
+{
+#if defined(HAVE_GETAUXVAL) && defined(AT_DCACHEBSIZE)
+	unsigned long v = getauxval(AT_DCACHEBSIZE);
+	return v >= 16 && v <= 4096 && (v & (v - 1)) == 0 ? (int)v : 0;
+#else
+	return 0;
+#endif
+}
+
 /* The CPU the calling thread runs on, or -1 where the OS cannot say. */
 static int current_cpu(void)
 {
@@ -1607,7 +1639,7 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 			v.start = s;
 			v.end = e;
 			v.inode = val;
-			snprintf(v.name, sizeof(v.name), "%s", line + name_at);
+			snprintf(v.name, sizeof(v.name), "%.255s", line + name_at);
 			n = strlen(v.name);
 			while (n > 0 && isspace((unsigned char)v.name[n - 1]))
 				v.name[--n] = '\0';
@@ -1622,7 +1654,7 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 			const char *fl = line + 8;
 			while (*fl == ' ')
 				fl++;
-			snprintf(v.vmflags, sizeof(v.vmflags), "%s", fl);
+			snprintf(v.vmflags, sizeof(v.vmflags), "%.159s", fl);
 			n = strlen(v.vmflags);
 			while (n > 0 && isspace((unsigned char)v.vmflags[n - 1]))
 				v.vmflags[--n] = '\0';
@@ -1864,6 +1896,8 @@ struct system_info {
 	long long hp_total, hp_free, hp_rsvd, hp_kib;
 	struct cache_info caches[MAX_CACHES];
 	int ncaches;
+	int line;                /* data cache line in bytes, 0 unknown */
+	const char *line_source; /* where the OS said so */
 };
 
 static const char *compiler_name(void)
@@ -2099,12 +2133,7 @@ static unsigned long long reported_cache(const struct system_info *si,
 /* The L1 data cache's line size, 0 if not reported. */
 static int reported_line(const struct system_info *si)
 {
-	int i, line = 0;
-	for (i = 0; i < si->ncaches; i++)
-		if (si->caches[i].level == 1 &&
-		    strcmp(si->caches[i].type, "Instruction") != 0)
-			line = si->caches[i].line;
-	return line;
+	return si->line;
 }
 
 static void collect_system(struct system_info *si)
@@ -2114,6 +2143,7 @@ static void collect_system(struct system_info *si)
 	time_t t = time(NULL);
 	FILE *f;
 	char *lb, *rb;
+	int i;
 
 	memset(si, 0, sizeof(*si));
 	if (gethostname(si->hostname, sizeof(si->hostname) - 1) != 0)
@@ -2172,6 +2202,15 @@ static void collect_system(struct system_info *si)
 	si->hp_rsvd = meminfo_value("HugePages_Rsvd");
 	si->hp_kib = meminfo_value("Hugepagesize");
 	collect_caches(si);
+	/* the L1 data line from sysfs; else what the auxiliary vector says */
+	for (i = 0; i < si->ncaches; i++)
+		if (si->caches[i].level == 1 && si->caches[i].line > 0 &&
+		    strcmp(si->caches[i].type, "Instruction") != 0) {
+			si->line = si->caches[i].line;
+			si->line_source = "sysfs";
+		}
+	if (!si->line && (si->line = auxv_cache_line()) > 0)
+		si->line_source = "auxv AT_DCACHEBSIZE";
 }
 
 /* ======================================================================
@@ -2402,6 +2441,10 @@ static void print_system_text(const struct system_info *si)
 			printf(" x%d", si->caches[i].instances);
 	}
 	printf("%s\n", si->ncaches ? "" : " none");
+	if (si->line)
+		printf("Cache line: %d bytes (%s)\n", si->line, si->line_source);
+	else
+		printf("Cache line: unknown (the OS reports none)\n");
 	format_bytes(b1, sizeof(b1), si->phys_mem);
 	printf("Memory: %s, THP %s, huge pages %lld total %lld free of %lld KiB\n",
 	       b1, si->thp, si->hp_total, si->hp_free, si->hp_kib);
@@ -2476,6 +2519,11 @@ static void json_system(const struct system_info *si)
 		json_close('}');
 	}
 	json_close(']');
+	if (si->line)
+		json_int("cache_line", si->line);
+	else
+		json_str("cache_line", NULL);
+	json_str("cache_line_source", si->line_source);
 	json_str("timestamp", si->timestamp);
 	json_close('}');
 }
@@ -3028,6 +3076,8 @@ static void print_placement_text(const struct options *o,
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
+	if (o->nt_stores != STORES_PLAIN && nt_fallback())
+		printf("Stores fallback: %s\n", nt_fallback());
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
 		if (r->pages[i].known)
@@ -3039,7 +3089,7 @@ static void print_placement_text(const struct options *o,
 	}
 	printf("\n");
 	for (i = 0; i < 3; i++) {
-		char map[512];
+		char map[1024];
 		format_mapping(map, sizeof(map), &r->pages[i]);
 		printf("Mapping %c: %s\n", array_names[i], map);
 	}
@@ -3133,6 +3183,8 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_str("stores", stores_used(o, r));
+	json_str("stores_fallback",
+		 o->nt_stores != STORES_PLAIN ? nt_fallback() : NULL);
 	json_int("calibration_passes", (long long)r->ncal);
 	json_int("stagger_bytes", (long long)r->plan.stagger);
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
@@ -3296,6 +3348,9 @@ static void stream_check(const struct options *o)
 	if (o->nt_stores == STORES_NT && !HAVE_NT)
 		warn("streaming stores were requested but are not available on "
 		     "this target; plain stores are used");
+	else if (o->nt_stores != STORES_PLAIN && nt_fallback())
+		warn("--stores %s: streaming stores fall back to %s",
+		     store_names[o->nt_stores], nt_fallback());
 }
 
 static void stream_allocate(const struct options *o, struct stream_run *r)
@@ -4668,7 +4723,7 @@ static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
 {
-	char b[32], map[512];
+	char b[32], map[1024];
 	int i;
 	format_bytes(b, sizeof(b), o->lat_max);
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
