@@ -51,14 +51,16 @@ replay() {
 	[[ "$output" == *"Executed "*" in "* ]]
 }
 
-# hunt NAME: fuzz for FUZZ_SECONDS from the corpus; new inputs go to a
-# scratch directory, any crash is left there as an artifact to keep.
+# hunt NAME: fuzz for FUZZ_SECONDS from the corpus, with the target's
+# dictionary of tokens (tests/fuzz/NAME.dict); new inputs go to a scratch
+# directory, any crash is left there as an artifact to keep.
 hunt() {
 	local bin work
 	bin=$(fuzzer "$1") || return 1
 	work="$BATS_TEST_TMPDIR/work"
 	mkdir -p "$work/corpus" "$work/artifacts"
 	run nice -n 10 "$bin" "${FUZZ_OPTS[@]}" -max_total_time="${FUZZ_SECONDS:-25}" \
+		-dict="$FUZZ_DIR/$1.dict" \
 		-artifact_prefix="$work/artifacts/" "$work/corpus" "$FUZZ_DIR/corpus/$1"
 	if [ "$status" -ne 0 ] || [ -n "$(find "$work/artifacts" -type f)" ]; then
 		printf '%s\n' "$output" | tail -40
