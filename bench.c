@@ -67,6 +67,7 @@
 #endif
 #ifdef __linux__
 #include <sched.h>
+#include <sys/syscall.h>
 #endif
 
 /* ======================================================================
@@ -98,8 +99,9 @@
 #define STREAM_TYPE double
 #endif
 /* Stores of the written array [--stores]: 0 plain, as STREAM; 1
- * non-temporal (streaming); 2 auto: calibration passes time both kinds
- * per kernel and keep the faster, where the target has streaming stores.
+ * non-temporal (streaming); 2 auto: calibration passes time every method
+ * (plain and streaming at each instruction set, memcpy for Copy) per
+ * kernel and keep the fastest.  The instruction set is [--isa, BENCH_ISA].
  * Plain is the default: measured here, streaming stores raise Scale, Add
  * and Triad by about 30% but widen the run-to-run spread 3-4 fold. */
 #ifndef STREAMING_STORES
@@ -108,10 +110,11 @@
 #if STREAMING_STORES < 0 || STREAMING_STORES > 2
 #error "STREAMING_STORES must be 0 (plain), 1 (streaming) or 2 (auto)"
 #endif
-/* Passes of the kernel sequence that --stores auto spends choosing,
- * alternating plain and streaming; validation replays them. */
+/* Passes of the kernel sequence that --stores auto (and --best) spends
+ * choosing; each pass times every candidate method of each kernel once,
+ * in ABBA order over the passes, and validation replays them. */
 #ifndef BENCH_CAL_PASSES
-#define BENCH_CAL_PASSES 4
+#define BENCH_CAL_PASSES 2
 #endif
 /* Kernels run by default [--kernels]: "stream" is STREAM's four. */
 #ifndef BENCH_KERNELS
@@ -249,13 +252,20 @@
 
 /* -- Latency: under load ---------------------------------------------- */
 
-/* [--load-threads] The load threads spin LAT_LOADED_DELAYS after each
- * LAT_LOAD_CHUNK bytes read, swept from heavy delay (light load) to
- * none; each level warms for LAT_LOADED_WARM_NS and is timed for
- * LAT_LOADED_NS in windows of LAT_LOADED_WINDOW_NS.  Each load thread
- * reads its own array of max(--max, LAT_LOAD_MIN_BYTES). */
+/* [--load-threads] The load threads spin LAT_LOADED_DELAYS [--delays]
+ * idle-loop turns after each LAT_LOAD_CHUNK bytes they move, swept from
+ * heavy delay (light load) to none, once per read:write mix of
+ * LAT_LOADED_RW [--rw]: 1:0 reads only, 2:1 reads two bytes for each
+ * byte it writes, as STREAM's Add and Triad do.  Each mix starts with an
+ * idle row, the chase alone, measured the same way.  Each level warms
+ * for LAT_LOADED_WARM_NS and is timed for LAT_LOADED_NS in windows of
+ * LAT_LOADED_WINDOW_NS.  Each load thread works on its own array of
+ * max(--max, LAT_LOAD_MIN_BYTES). */
 #ifndef LAT_LOADED_DELAYS
 #define LAT_LOADED_DELAYS {100000, 20000, 5000, 2000, 1000, 500, 200, 100, 20, 0}
+#endif
+#ifndef LAT_LOADED_RW
+#define LAT_LOADED_RW "1:0,2:1"
 #endif
 #ifndef LAT_LOAD_CHUNK
 #define LAT_LOAD_CHUNK 16384
@@ -287,6 +297,9 @@
 #define LAT_MAX_STEPS 4
 #define LAT_MAX_NOTES 8
 #define LAT_LOADED_MAX_WINDOWS 4096
+#define LAT_MAX_DELAYS 32    /* --delays entries */
+#define LAT_MAX_RW 8         /* --rw mixes */
+#define LAT_MAX_RW_PART 8    /* largest R or W of one R:W */
 #define MAX_REGIONS 64       /* lat_mem_rd -P: chase buffers at once */
 
 #define XSTR_(x) #x
@@ -428,6 +441,104 @@ static int auxv_cache_line(void)
 #else
 	return 0;
 #endif
+}
+
+/* Run-time instruction-set dispatch.  A plain `cc -O3 bench.c` targets
+ * the oldest CPU of its architecture (SSE2 on x86-64), so gcc and clang
+ * compile the bandwidth kernels once more per wider ISA with the target
+ * attribute, and the CPU's own answer (cpuid, and whether the OS saves
+ * the registers) decides which may run.  Other compilers and targets
+ * run the generic kernels only: the ones this build's flags produced. */
+enum isa_level { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, NISA };
+static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512"};
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__) && \
+    (defined(__clang__) || __GNUC__ >= 6) && \
+    (BENCH_TYPEID == 1 || BENCH_TYPEID == 2)
+#include <immintrin.h>
+#define HAVE_ISA_DISPATCH 1
+#define ISA_TARGET(t) __attribute__((target(t)))
+/* One vector width's operations for elem_t, named by width, so the
+ * kernels for every width are written once (section 10). */
+#if BENCH_TYPEID == 1
+#define V128_N 2
+#define V128_LOAD _mm_loadu_pd
+#define V128_SET1 _mm_set1_pd
+#define V128_ADD _mm_add_pd
+#define V128_MUL _mm_mul_pd
+#define V128_STREAM _mm_stream_pd
+#define V256_N 4
+#define V256_LOAD _mm256_loadu_pd
+#define V256_SET1 _mm256_set1_pd
+#define V256_ADD _mm256_add_pd
+#define V256_MUL _mm256_mul_pd
+#define V256_STREAM _mm256_stream_pd
+#define V512_N 8
+#define V512_LOAD _mm512_loadu_pd
+#define V512_SET1 _mm512_set1_pd
+#define V512_ADD _mm512_add_pd
+#define V512_MUL _mm512_mul_pd
+#define V512_STREAM _mm512_stream_pd
+#else
+#define V128_N 4
+#define V128_LOAD _mm_loadu_ps
+#define V128_SET1 _mm_set1_ps
+#define V128_ADD _mm_add_ps
+#define V128_MUL _mm_mul_ps
+#define V128_STREAM _mm_stream_ps
+#define V256_N 8
+#define V256_LOAD _mm256_loadu_ps
+#define V256_SET1 _mm256_set1_ps
+#define V256_ADD _mm256_add_ps
+#define V256_MUL _mm256_mul_ps
+#define V256_STREAM _mm256_stream_ps
+#define V512_N 16
+#define V512_LOAD _mm512_loadu_ps
+#define V512_SET1 _mm512_set1_ps
+#define V512_ADD _mm512_add_ps
+#define V512_MUL _mm512_mul_ps
+#define V512_STREAM _mm512_stream_ps
+#endif
+#else
+#define HAVE_ISA_DISPATCH 0
+#endif
+
+/* Whether this CPU may run a level's instructions: generic always; the
+ * others only where this build can dispatch and the CPU has them.
+ * MEMBENCH_CPU_LACKS (a comma list of levels) hides levels, so tests can
+ * play a CPU without them; it can only take levels away. */
+static int isa_supported(int level)
+{
+#if HAVE_ISA_DISPATCH
+	const char *lacks = getenv("MEMBENCH_CPU_LACKS");
+	size_t len = strlen(isa_names[level < NISA ? level : 0]);
+	const char *p;
+	for (p = lacks; level > ISA_GENERIC && p && *p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, isa_names[level], len) == 0 &&
+		    (p[len] == ',' || p[len] == '\0'))
+			return 0;
+	}
+	__builtin_cpu_init();
+	switch (level) {
+	case ISA_GENERIC: return 1;
+	case ISA_SSE2: return __builtin_cpu_supports("sse2") != 0;
+	case ISA_AVX2: return __builtin_cpu_supports("avx2") != 0;
+	case ISA_AVX512: return __builtin_cpu_supports("avx512f") != 0;
+	default: return 0;
+	}
+#else
+	return level == ISA_GENERIC;
+#endif
+}
+
+/* The widest level this CPU may run, at most cap. */
+static int isa_widest(int cap)
+{
+	int l = cap;
+	while (l > ISA_GENERIC && !isa_supported(l))
+		l--;
+	return l;
 }
 
 /* The CPU the calling thread runs on, or -1 where the OS cannot say. */
@@ -671,7 +782,8 @@ enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
 	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
-	O_MHZ, O_CURVE_IN
+	O_MHZ, O_CURVE_IN,
+	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST
 };
 
 struct option_def {
@@ -699,7 +811,12 @@ static const struct option_def option_defs[] = {
 	{O_KERNELS, 0, "kernels", "LIST", M_BW,
 	 "comma list of copy,scale,add,triad,read,write, or all"},
 	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
-	 "plain (default), nt (non-temporal) or auto (faster per kernel)"},
+	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
+	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512", M_BW,
+	 "instruction set of the kernels (default auto: the widest the CPU "
+	 "has; env BENCH_ISA)"},
+	{O_BEST, 0, "best", NULL, M_BW,
+	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{O_STAGGER, 0, "stagger", "BYTES", M_BW,
 	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
 	{O_BIND, 0, "bind", "auto|none", M_RUN,
@@ -715,8 +832,15 @@ static const struct option_def option_defs[] = {
 	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
 	{O_CHAINS, 0, "chains", "K", M_LAT,
 	 "memory-level parallelism: 1..K interleaved chases at --max"},
-	{O_LOAD_THREADS, 0, "load-threads", "N", M_LAT,
-	 "latency at --max while N threads read (needs OpenMP)"},
+	{O_LOAD_THREADS, 0, "load-threads", "N|all", M_LAT,
+	 "latency at --max while N threads (all: one per other CPU) load "
+	 "memory (needs OpenMP)"},
+	{O_RW, 0, "rw", "R:W[,R:W...]", M_LAT,
+	 "--load-threads' read:write mixes (default " LAT_LOADED_RW ")"},
+	{O_DELAYS, 0, "delays", "D[,D...]", M_LAT,
+	 "--load-threads' injected delays, idle-loop turns per chunk"},
+	{O_PLACEMENT, 0, "placement", NULL, M_RUN,
+	 "report the arrays' physical pages (frames need root)"},
 	{O_MHZ, 0, "mhz", "F", M_LAT,
 	 "core clock for cycle counts (default: measured)"},
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
@@ -743,6 +867,8 @@ struct options {
 	enum alloc_mode lat_alloc; /* latency chase buffer */
 	unsigned kernels; /* bit per kernel_defs[] entry */
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
+	int isa;       /* an isa_level, or -1: the widest the CPU has */
+	int best;      /* --best: the fastest methods' table too */
 	int bind;
 	int json;              /* --json: JSON on stdout instead of text */
 	const char *json_path; /* --json-file PATH */
@@ -752,9 +878,16 @@ struct options {
 	size_t strides[LAT_MAX_STRIDES];
 	int nstrides; /* 0: the OS-reported line size */
 	unsigned long long lat_min, lat_max;
+	int max_set; /* --max was given */
 	int spo;
 	int chains;
 	int load_threads;
+	int nrw;                          /* --rw */
+	int rw[LAT_MAX_RW][2];            /* reads, writes; in lowest terms */
+	int ndelays;                      /* --delays, largest first */
+	long delays[LAT_MAX_DELAYS];
+	int loaded_set;                   /* --rw or --delays was given */
+	int placement;                    /* --placement */
 	double mhz; /* 0: measure */
 	const char *curve_in;
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
@@ -926,6 +1059,113 @@ static enum lat_pattern parse_pattern(const char *s)
 	return P_RANDOM;
 }
 
+/* A comma list with no empty entry, copied into buf for strtok_r. */
+static void list_copy(const char *flag, const char *s, char *buf, size_t n)
+{
+	size_t len = s ? strlen(s) : 0;
+	if (len == 0)
+		die("%s: missing list", flag);
+	if (len >= n)
+		die("%s: list is too long", flag);
+	if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+		die("%s: '%s' has an empty entry", flag, s);
+	memcpy(buf, s, len + 1);
+}
+
+static int gcd_int(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* --rw R:W[,R:W...]: bytes read to bytes written by each load thread,
+ * each part 0..LAT_MAX_RW_PART, not both 0, kept in lowest terms so 4:2
+ * and 2:1 are one mix. */
+static void parse_rw(const char *flag, const char *s, struct options *o)
+{
+	char buf[256], *tok, *save = NULL;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->nrw = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		int r, w, g, k;
+		if (!colon || colon == tok || !colon[1])
+			die("%s: '%s' is not R:W (reads:writes, such as 2:1)", flag,
+			    tok);
+		*colon = '\0';
+		r = (int)parse_count(flag, tok, 0, LAT_MAX_RW_PART);
+		w = (int)parse_count(flag, colon + 1, 0, LAT_MAX_RW_PART);
+		if (r == 0 && w == 0)
+			die("%s: 0:0 moves nothing", flag);
+		g = gcd_int(r, w);
+		r /= g;
+		w /= g;
+		for (k = 0; k < o->nrw; k++)
+			if (o->rw[k][0] == r && o->rw[k][1] == w)
+				die("%s: the mix %d:%d is listed twice", flag, r, w);
+		if (o->nrw == LAT_MAX_RW)
+			die("%s: more than %d mixes", flag, LAT_MAX_RW);
+		o->rw[o->nrw][0] = r;
+		o->rw[o->nrw][1] = w;
+		o->nrw++;
+	}
+}
+
+/* --delays D[,D...]: idle-loop turns after each chunk, each at most 1e8,
+ * no two alike; kept largest first, the order of rising load. */
+static void parse_delays(const char *flag, const char *s, struct options *o)
+{
+	char buf[512], *tok, *save = NULL;
+	int i;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->ndelays = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long d = (long)parse_count(flag, tok, 0, 100000000);
+		for (i = 0; i < o->ndelays; i++)
+			if (o->delays[i] == d)
+				die("%s: the delay %ld is listed twice", flag, d);
+		if (o->ndelays == LAT_MAX_DELAYS)
+			die("%s: more than %d delays", flag, LAT_MAX_DELAYS);
+		for (i = o->ndelays; i > 0 && o->delays[i - 1] < d; i--)
+			o->delays[i] = o->delays[i - 1];
+		o->delays[i] = d;
+		o->ndelays++;
+	}
+}
+
+/* --isa and BENCH_ISA: a level name or auto (-1).  A level this CPU
+ * (or this build) cannot run is refused, never run. */
+static int parse_isa(const char *flag, const char *s)
+{
+	char have[64] = "";
+	int l;
+	if (strcmp(s, "auto") == 0)
+		return -1;
+	for (l = 0; l < NISA; l++)
+		if (strcmp(s, isa_names[l]) == 0)
+			break;
+	if (l == NISA)
+		die("%s: unknown instruction set '%s' (auto, generic, sse2, avx2, "
+		    "avx512)", flag, s);
+	if (isa_supported(l))
+		return l;
+	if (!HAVE_ISA_DISPATCH)
+		die("%s: %s needs run-time dispatch, which this build lacks (gcc "
+		    "or clang on x86-64); only generic can run", flag, s);
+	for (l = ISA_SSE2; l < NISA; l++)
+		if (isa_supported(l))
+			snprintf(have + strlen(have), sizeof(have) - strlen(have),
+				 " %s", isa_names[l]);
+	die("%s: this CPU lacks %s (it has:%s)", flag, s, have);
+	return ISA_GENERIC;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -972,6 +1212,19 @@ static void default_options(struct options *o)
 	o->spo = LAT_STEPS_PER_OCTAVE;
 	o->chains = 1;
 	o->parallel = 1;
+	parse_rw("LAT_LOADED_RW", LAT_LOADED_RW, o);
+	{
+		static const long d[] = LAT_LOADED_DELAYS;
+		char buf[512];
+		size_t i, n = 0;
+		for (i = 0; i < sizeof(d) / sizeof(d[0]) && n + 24 < sizeof(buf);
+		     i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%ld",
+					      i ? "," : "", d[i]);
+		parse_delays("LAT_LOADED_DELAYS", buf, o);
+	}
+	o->isa = getenv("BENCH_ISA") && *getenv("BENCH_ISA")
+		 ? parse_isa("BENCH_ISA", getenv("BENCH_ISA")) : -1;
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -1084,6 +1337,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_MAX:
 			o->lat_max = parse_bytes(flag, val, 1);
+			o->max_set = 1;
 			break;
 		case O_SPO:
 			o->spo = (int)parse_count(flag, val, 1, 64);
@@ -1092,8 +1346,25 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->chains = (int)parse_count(flag, val, 1, LAT_MAX_CHAINS);
 			break;
 		case O_LOAD_THREADS:
-			o->load_threads = (int)parse_count(flag, val, 0,
-							   MAX_THREADS - 1);
+			if (strcmp(val, "all") == 0) {
+				/* one per allowed CPU but the chase's, at least one */
+				int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
+				o->load_threads = n > 1 ? n - 1 : 1;
+			} else {
+				o->load_threads = (int)parse_count(flag, val, 0,
+								   MAX_THREADS - 1);
+			}
+			break;
+		case O_RW:
+			parse_rw(flag, val, o);
+			o->loaded_set = 1;
+			break;
+		case O_DELAYS:
+			parse_delays(flag, val, o);
+			o->loaded_set = 1;
+			break;
+		case O_PLACEMENT:
+			o->placement = 1;
 			break;
 		case O_MHZ:
 			o->mhz = parse_positive(flag, val);
@@ -1112,6 +1383,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_PLAN:
 			o->plan = 1;
 			break;
+		case O_ISA:
+			o->isa = parse_isa("--isa", val);
+			break;
+		case O_BEST:
+			o->best = 1;
+			break;
 		case O_HELP:
 			usage(stdout);
 			exit(0);
@@ -1123,6 +1400,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->json && o->json_path)
 		die("--json and --json-file: choose one (JSON on stdout, or text "
 		    "on stdout and JSON in a file)");
+	if (o->loaded_set && o->load_threads == 0)
+		die("--rw and --delays shape the loaded-latency test; add "
+		    "--load-threads N (or all)");
 }
 
 /* Personalities.  Run as lat_mem_rd (argv[0], so a symlink or a copy
@@ -1714,6 +1994,192 @@ static void format_mapping(char *buf, size_t len, const struct page_report *pr)
 		 pr->kernel_page_kib, pr->anon_huge_kib, pr->hugetlb_kib,
 		 pr->vmflags[0] ? pr->vmflags : "unknown");
 }
+
+/* --placement: where the array really sits in physical memory, page by
+ * page, from /proc/self/pagemap (one 64-bit entry per virtual page: bit
+ * 63 present, bits 0-54 the frame number).  The kernel shows frame
+ * numbers only to CAP_SYS_ADMIN; everyone else reads them as 0, which
+ * is detected and said, never reported as frames.  Huge page coverage
+ * comes from /proc/kpageflags where readable (root), else from smaps;
+ * the NUMA node of each page from move_pages(2) in query mode. */
+#define PHYS_MAX_NODES 64
+#define PHYS_BATCH 4096 /* pagemap entries read at once */
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_PFN ((1ULL << 55) - 1)
+#define KPF_HUGE_BIT 17 /* hugetlbfs page */
+#define KPF_THP_BIT 22  /* transparent huge page */
+
+enum { PHYS_OK, PHYS_UNSUPPORTED, PHYS_NO_PAGEMAP, PHYS_NO_PFN };
+
+struct phys_report {
+	int state;
+	char why[128];          /* when state is not PHYS_OK */
+	unsigned long page_bytes;
+	unsigned long long pages, present;
+	unsigned long long runs;        /* runs of consecutive frames */
+	unsigned long long longest;     /* pages in the longest run */
+	unsigned long long pfn_lo, pfn_hi;
+	int huge_known;                 /* kpageflags was readable */
+	unsigned long long huge;        /* pages kpageflags marks huge */
+	int nodes_known;
+	unsigned long long node_pages[PHYS_MAX_NODES];
+};
+
+#if defined(__linux__) && defined(SYS_move_pages)
+/* Pages per NUMA node, asked of the kernel for PHYS_BATCH pages at a
+ * time; 0 when it will not say (no NUMA support in the kernel). */
+static int phys_nodes(uintptr_t lo, unsigned long long pages,
+		      unsigned long page, struct phys_report *pr)
+{
+	void *addr[PHYS_BATCH];
+	int status[PHYS_BATCH];
+	unsigned long long i = 0;
+	while (i < pages) {
+		unsigned long long n = pages - i < PHYS_BATCH ? pages - i : PHYS_BATCH, k;
+		for (k = 0; k < n; k++)
+			addr[k] = (void *)(lo + (i + k) * page);
+		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
+			    status, 0) != 0)
+			return 0;
+		for (k = 0; k < n; k++)
+			if (status[k] >= 0 && status[k] < PHYS_MAX_NODES)
+				pr->node_pages[status[k]]++;
+		i += n;
+	}
+	return 1;
+}
+#endif
+
+#ifdef __linux__
+/* Pages of run [pfn, pfn+n) that kpageflags marks as huge; -1 if the
+ * file cannot be read. */
+static long long phys_huge_pages(FILE *kf, unsigned long long pfn,
+				 unsigned long long n)
+{
+	uint64_t flags[PHYS_BATCH];
+	long long huge = 0;
+	while (n > 0) {
+		size_t k, want = n < PHYS_BATCH ? (size_t)n : PHYS_BATCH;
+		if (pread(fileno(kf), flags, want * 8, (off_t)(pfn * 8)) !=
+		    (ssize_t)(want * 8))
+			return -1;
+		for (k = 0; k < want; k++)
+			huge += (flags[k] >> KPF_HUGE_BIT & 1) ||
+				(flags[k] >> KPF_THP_BIT & 1);
+		pfn += want;
+		n -= want;
+	}
+	return huge;
+}
+
+/* Close a run of n consecutive frames from pfn: count it, and ask
+ * kpageflags (while it reads) how many of its frames are huge. */
+static void phys_run_end(struct phys_report *pr, FILE **kf,
+			 unsigned long long pfn, unsigned long long n)
+{
+	if (n == 0)
+		return;
+	pr->runs++;
+	if (n > pr->longest)
+		pr->longest = n;
+	if (*kf && pfn) {
+		long long h = phys_huge_pages(*kf, pfn, n);
+		if (h < 0) {
+			fclose(*kf);
+			*kf = NULL;
+			pr->huge_known = 0;
+		} else {
+			pr->huge += (unsigned long long)h;
+		}
+	}
+}
+
+/* Walk the pagemap of [addr, addr+bytes) once, in virtual order; a run
+ * is a stretch of present pages whose frames follow one another. */
+static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)addr / page * page;
+	unsigned long long npages = ((uintptr_t)addr + bytes - lo + page - 1) / page;
+	unsigned long long i = 0, run_pfn = 0, run = 0, nonzero = 0;
+	uint64_t e[PHYS_BATCH];
+	FILE *f, *kf;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->page_bytes = page;
+	pr->pages = npages;
+	f = fopen("/proc/self/pagemap", "rb");
+	if (!f) {
+		pr->state = PHYS_NO_PAGEMAP;
+		snprintf(pr->why, sizeof(pr->why), "/proc/self/pagemap: %s",
+			 strerror(errno));
+		return;
+	}
+	kf = fopen("/proc/kpageflags", "rb");
+	pr->huge_known = kf != NULL;
+	pr->pfn_lo = ULLONG_MAX;
+	while (i < npages && pr->state == PHYS_OK) {
+		size_t k, want = npages - i < PHYS_BATCH ? (size_t)(npages - i)
+							  : PHYS_BATCH;
+		if (pread(fileno(f), e, want * 8, (off_t)((lo / page + i) * 8)) !=
+		    (ssize_t)(want * 8)) {
+			pr->state = PHYS_NO_PAGEMAP;
+			snprintf(pr->why, sizeof(pr->why),
+				 "/proc/self/pagemap: short read");
+			break;
+		}
+		for (k = 0; k < want; k++) {
+			unsigned long long pfn = e[k] & PAGEMAP_PFN;
+			if (!(e[k] & PAGEMAP_PRESENT)) {
+				phys_run_end(pr, &kf, run_pfn, run);
+				run = 0;
+				continue;
+			}
+			pr->present++;
+			if (pfn) {
+				nonzero++;
+				pr->pfn_lo = pfn < pr->pfn_lo ? pfn : pr->pfn_lo;
+				pr->pfn_hi = pfn > pr->pfn_hi ? pfn : pr->pfn_hi;
+			}
+			if (run > 0 && pfn && pfn == run_pfn + run) {
+				run++;
+				continue;
+			}
+			phys_run_end(pr, &kf, run_pfn, run);
+			run_pfn = pfn;
+			run = 1;
+		}
+		i += want;
+	}
+	phys_run_end(pr, &kf, run_pfn, run);
+	fclose(f);
+	if (kf)
+		fclose(kf);
+	if (pr->state == PHYS_OK && pr->present > 0 && nonzero == 0) {
+		pr->state = PHYS_NO_PFN;
+		snprintf(pr->why, sizeof(pr->why),
+			 "frame numbers read as 0: reading them needs "
+			 "CAP_SYS_ADMIN (run as root)");
+	}
+	if (pr->state != PHYS_OK)
+		pr->huge_known = 0;
+	if (nonzero == 0)
+		pr->pfn_lo = 0;
+#ifdef SYS_move_pages
+	pr->nodes_known = phys_nodes(lo, npages, page, pr);
+#endif
+}
+#else
+static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
+{
+	(void)addr;
+	(void)bytes;
+	memset(pr, 0, sizeof(*pr));
+	pr->state = PHYS_UNSUPPORTED;
+	snprintf(pr->why, sizeof(pr->why),
+		 "no /proc/self/pagemap on this system");
+}
+#endif
 
 /* ======================================================================
  * 6 Timing.
@@ -2599,6 +3065,96 @@ static int text_warnings(const char *prefix)
 	return n;
 }
 
+/* --placement's line for one array or buffer, after prefix: how many
+ * pages, how many runs of consecutive frames, huge page coverage and
+ * nodes; or why the frames are not known. */
+static void phys_print(const char *prefix, const char *name,
+		       const struct phys_report *pr, double smaps_huge_pct)
+{
+	char b1[32], b2[32];
+	int n, first = 1;
+	printf("%sphysical %s: %llu pages of %lu KiB", prefix, name, pr->pages,
+	       pr->page_bytes / 1024);
+	if (pr->state != PHYS_OK) {
+		printf(", frames unavailable: %s", pr->why);
+	} else {
+		format_bytes(b1, sizeof(b1), pr->longest * pr->page_bytes);
+		format_bytes(b2, sizeof(b2),
+			     pr->runs ? pr->present * pr->page_bytes / pr->runs : 0);
+		printf(", %llu present in %llu run%s of consecutive frames "
+		       "(longest %s, mean %s)", pr->present, pr->runs,
+		       pr->runs == 1 ? "" : "s", b1, b2);
+		format_bytes(b1, sizeof(b1),
+			     (pr->pfn_hi - pr->pfn_lo + 1) * pr->page_bytes);
+		printf(", frames 0x%llx-0x%llx (span %s)", pr->pfn_lo, pr->pfn_hi,
+		       b1);
+	}
+	if (pr->huge_known)
+		printf(", %.0f%% on huge pages (kpageflags)",
+		       pr->present ? 100.0 * (double)pr->huge / (double)pr->present
+				   : 0.0);
+	else
+		printf(", %.0f%% on huge pages (smaps)", smaps_huge_pct);
+	if (pr->nodes_known) {
+		for (n = 0; n < PHYS_MAX_NODES; n++) {
+			if (!pr->node_pages[n])
+				continue;
+			printf("%s node %d %.0f%%", first ? "," : "", n,
+			       100.0 * (double)pr->node_pages[n] / (double)pr->pages);
+			first = 0;
+		}
+	}
+	printf("\n");
+}
+
+/* The same as a JSON object under key: null fields where not known. */
+static void phys_json(const char *key, const struct phys_report *pr,
+		      double smaps_huge_pct)
+{
+	int ok = pr->state == PHYS_OK, n;
+	static const char *const states[] = {"ok", "unsupported", "no_pagemap",
+					     "no_pfn"};
+	json_open(key, '{');
+	json_str("state", states[pr->state]);
+	json_str("why", pr->state == PHYS_OK ? NULL : pr->why);
+	json_int("page_bytes", (long long)pr->page_bytes);
+	json_int("pages", (long long)pr->pages);
+	if (ok) {
+		json_int("present", (long long)pr->present);
+		json_int("runs", (long long)pr->runs);
+		json_int("longest_run_pages", (long long)pr->longest);
+		json_num("mean_run_pages", pr->runs ? (double)pr->present /
+						      (double)pr->runs : NAN);
+		json_int("pfn_lo", (long long)pr->pfn_lo);
+		json_int("pfn_hi", (long long)pr->pfn_hi);
+	} else {
+		json_str("present", NULL);
+		json_str("runs", NULL);
+		json_str("longest_run_pages", NULL);
+		json_str("mean_run_pages", NULL);
+		json_str("pfn_lo", NULL);
+		json_str("pfn_hi", NULL);
+	}
+	json_num("huge_pct", pr->huge_known
+		 ? (pr->present ? 100.0 * (double)pr->huge / (double)pr->present : 0)
+		 : smaps_huge_pct);
+	json_str("huge_source", pr->huge_known ? "kpageflags" : "smaps");
+	if (pr->nodes_known) {
+		json_open("node_pages", '{');
+		for (n = 0; n < PHYS_MAX_NODES; n++) {
+			char k[16];
+			if (!pr->node_pages[n])
+				continue;
+			snprintf(k, sizeof(k), "%d", n);
+			json_int(k, (long long)pr->node_pages[n]);
+		}
+		json_close('}');
+	} else {
+		json_str("node_pages", NULL);
+	}
+	json_close('}');
+}
+
 /* ======================================================================
  * The bandwidth program (bench stream).  STREAM's method: three arrays,
  * each kernel timed ntimes, the best time reported, every element
@@ -2736,9 +3292,159 @@ struct arrays {
 	size_t n;
 };
 
+/* How a kernel runs: its stores (plain, streaming, or libc's memcpy for
+ * Copy) and the instruction set its code was compiled for. */
+enum store_kind { SK_PLAIN, SK_NT, SK_MEMCPY };
+static const char *const store_kind_names[] = {"plain", "nt", "memcpy"};
+struct method {
+	int kind; /* store_kind */
+	int isa;  /* isa_level; ISA_GENERIC: this build's own code */
+};
+#define MAX_METHODS 8
+
+/* "nt/avx512", "plain/generic", "memcpy": how reports name a method. */
+static const char *method_name(struct method m, char *buf, size_t len)
+{
+	if (m.kind == SK_MEMCPY)
+		snprintf(buf, len, "memcpy");
+	else
+		snprintf(buf, len, "%s/%s", store_kind_names[m.kind],
+			 isa_names[m.isa]);
+	return buf;
+}
+
+#if HAVE_ISA_DISPATCH
+/* Streaming stores at one vector width P (V128, V256 or V512): a head
+ * loop reaches the width's alignment, the body streams whole vectors, a
+ * tail loop finishes, and a fence orders the stores before the join. */
+#define ISA_NT_LOOP(P, dst, j, lo, hi, sval, vval)                        \
+	do {                                                                \
+		for (j = (lo); j < (hi) &&                                  \
+			       (uintptr_t)&(dst)[j] % (P##_N * sizeof(elem_t)); \
+		     j++)                                                   \
+			(dst)[j] = (sval);                                  \
+		for (; j + P##_N <= (hi); j += P##_N)                       \
+			P##_STREAM(&(dst)[j], (vval));                      \
+		for (; j < (hi); j++)                                       \
+			(dst)[j] = (sval);                                  \
+		_mm_sfence();                                               \
+	} while (0)
+
+/* Every kernel at width P, written once for kernels_sse2, _avx2 and
+ * _avx512 below: streaming stores through P's intrinsics, plain stores
+ * as the compiler's own loops for that function's ISA.  Read's total is
+ * added to sum. */
+#define ISA_KERNELS(P, k, ar, q, lo, hi, nt, sum)                         \
+	do {                                                                \
+		elem_t *restrict a_ = (ar)->a, *restrict b_ = (ar)->b;      \
+		elem_t *restrict c_ = (ar)->c;                              \
+		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
+		size_t j;                                                   \
+		if ((nt) && (k) == K_COPY)                                  \
+			ISA_NT_LOOP(P, c_, j, lo, hi, a_[j], P##_LOAD(&a_[j])); \
+		else if ((nt) && (k) == K_SCALE)                            \
+			ISA_NT_LOOP(P, b_, j, lo, hi, (q) * c_[j],          \
+				    P##_MUL(P##_SET1(q), P##_LOAD(&c_[j]))); \
+		else if ((nt) && (k) == K_ADD)                              \
+			ISA_NT_LOOP(P, c_, j, lo, hi, a_[j] + b_[j],        \
+				    P##_ADD(P##_LOAD(&a_[j]), P##_LOAD(&b_[j]))); \
+		else if ((nt) && (k) == K_TRIAD)                            \
+			ISA_NT_LOOP(P, a_, j, lo, hi, b_[j] + (q) * c_[j],  \
+				    P##_ADD(P##_LOAD(&b_[j]),               \
+					    P##_MUL(P##_SET1(q), P##_LOAD(&c_[j])))); \
+		else if ((nt) && (k) == K_WRITE)                            \
+			ISA_NT_LOOP(P, c_, j, lo, hi, (q), P##_SET1(q));    \
+		else if ((k) == K_COPY)                                     \
+			for (j = (lo); j < (hi); j++)                       \
+				c_[j] = a_[j];                              \
+		else if ((k) == K_SCALE)                                    \
+			for (j = (lo); j < (hi); j++)                       \
+				b_[j] = (q) * c_[j];                        \
+		else if ((k) == K_ADD)                                      \
+			for (j = (lo); j < (hi); j++)                       \
+				c_[j] = a_[j] + b_[j];                      \
+		else if ((k) == K_TRIAD)                                    \
+			for (j = (lo); j < (hi); j++)                       \
+				a_[j] = b_[j] + (q) * c_[j];                \
+		else if ((k) == K_WRITE)                                    \
+			for (j = (lo); j < (hi); j++)                       \
+				c_[j] = (q);                                \
+		else if ((k) == K_READ) {                                   \
+			for (j = (lo); j + 8 <= (hi); j += 8) {             \
+				s_[0] += a_[j];                             \
+				s_[1] += a_[j + 1];                         \
+				s_[2] += a_[j + 2];                         \
+				s_[3] += a_[j + 3];                         \
+				s_[4] += a_[j + 4];                         \
+				s_[5] += a_[j + 5];                         \
+				s_[6] += a_[j + 6];                         \
+				s_[7] += a_[j + 7];                         \
+			}                                                   \
+			for (; j < (hi); j++)                               \
+				s_[0] += a_[j];                             \
+			(sum) += ((s_[0] + s_[1]) + (s_[2] + s_[3])) +      \
+				 ((s_[4] + s_[5]) + (s_[6] + s_[7]));       \
+		}                                                           \
+	} while (0)
+
+static ISA_TARGET("sse2") double kernels_sse2(enum kernel_id k,
+		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
+{
+	double sum = 0.0;
+	ISA_KERNELS(V128, k, ar, q, lo, hi, nt, sum);
+	return sum;
+}
+
+static ISA_TARGET("avx2") double kernels_avx2(enum kernel_id k,
+		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
+{
+	double sum = 0.0;
+	ISA_KERNELS(V256, k, ar, q, lo, hi, nt, sum);
+	return sum;
+}
+
+static ISA_TARGET("avx512f") double kernels_avx512(enum kernel_id k,
+		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
+{
+	double sum = 0.0;
+	ISA_KERNELS(V512, k, ar, q, lo, hi, nt, sum);
+	return sum;
+}
+#endif
+
+/* One thread's share [lo, hi) of kernel k, run as m says; returns
+ * Read's partial total. */
+static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
+			  struct method m, size_t lo, size_t hi)
+{
+	int nt = m.kind == SK_NT;
+	if (m.kind == SK_MEMCPY && k == K_COPY) {
+		memcpy(ar->c + lo, ar->a + lo, (hi - lo) * sizeof(elem_t));
+		return 0.0;
+	}
+#if HAVE_ISA_DISPATCH
+	switch (m.isa) {
+	case ISA_SSE2: return kernels_sse2(k, ar, q, lo, hi, nt);
+	case ISA_AVX2: return kernels_avx2(k, ar, q, lo, hi, nt);
+	case ISA_AVX512: return kernels_avx512(k, ar, q, lo, hi, nt);
+	default: break;
+	}
+#endif
+	switch (k) {
+	case K_COPY: k_copy(ar->c, ar->a, lo, hi, nt); break;
+	case K_SCALE: k_scale(ar->b, ar->c, q, lo, hi, nt); break;
+	case K_ADD: k_add(ar->c, ar->a, ar->b, lo, hi, nt); break;
+	case K_TRIAD: k_triad(ar->a, ar->b, ar->c, q, lo, hi, nt); break;
+	case K_READ: return k_read(ar->a, lo, hi);
+	case K_WRITE: k_write(ar->c, q, lo, hi, nt); break;
+	case NKERNELS: break;
+	}
+	return 0.0;
+}
+
 /* One timed, parallel pass of kernel k; *sum gets Read's total. */
 static double run_kernel(enum kernel_id k, const struct arrays *ar, elem_t q,
-			 int nt, double *sum)
+			 struct method m, double *sum)
 {
 	double t, s = 0.0;
 	t = now();
@@ -2748,15 +3454,7 @@ static double run_kernel(enum kernel_id k, const struct arrays *ar, elem_t q,
 	{
 		size_t lo, hi;
 		thread_span(ar->n, &lo, &hi);
-		switch (k) {
-		case K_COPY: k_copy(ar->c, ar->a, lo, hi, nt); break;
-		case K_SCALE: k_scale(ar->b, ar->c, q, lo, hi, nt); break;
-		case K_ADD: k_add(ar->c, ar->a, ar->b, lo, hi, nt); break;
-		case K_TRIAD: k_triad(ar->a, ar->b, ar->c, q, lo, hi, nt); break;
-		case K_READ: s += k_read(ar->a, lo, hi); break;
-		case K_WRITE: k_write(ar->c, q, lo, hi, nt); break;
-		case NKERNELS: break;
-		}
+		s += kernel_span(k, ar, q, m, lo, hi);
 	}
 	t = now() - t;
 	*sum = s;
@@ -2811,6 +3509,7 @@ struct stream_run {
 	struct arrays ar;
 	struct region reg[3];
 	struct page_report pages[3];
+	struct phys_report phys[3]; /* --placement */
 	size_t n;
 	unsigned long long ntimes;
 	double granularity; /* the clock's step, seconds */
@@ -2822,8 +3521,14 @@ struct stream_run {
 	double min_t[NKERNELS], max_t[NKERNELS], avg_t[NKERNELS], med_t[NKERNELS];
 	/* stores: what each kernel used, and what --stores auto measured */
 	int store_nt[NKERNELS];
+	int isa;                    /* the level the kernels may use */
+	struct method how[NKERNELS]; /* what each kernel ran with */
 	unsigned long long ncal;
-	double cal_min[NKERNELS][2];
+	int ncand[NKERNELS];        /* --stores auto's candidates per kernel */
+	struct method cand[NKERNELS][MAX_METHODS];
+	double cal_min[NKERNELS][MAX_METHODS];
+	double cal_s;               /* seconds calibration added */
+	struct stream_run *best;    /* --best: the fastest methods' run */
 	/* validation */
 	int valid;
 	int read_ok;
@@ -2973,10 +3678,13 @@ static void stream_run_rules(const struct options *o, struct stream_run *r)
 	if (r->ntimes < 10)
 		rule_broken(r, "ntimes %llu, below STREAM's 10", r->ntimes);
 	for (k = 0; k < NKERNELS; k++)
-		if ((o->kernels & (1u << k)) && r->store_nt[k])
-			tuned = 1;
+		if (o->kernels & (1u << k))
+			tuned |= (r->store_nt[k] ? 1 : 0) |
+				 (r->how[k].kind == SK_MEMCPY ? 2 : 0);
 	if (tuned)
-		rule_broken(r, "streaming stores");
+		rule_broken(r, "%s", tuned == 1 ? "streaming stores"
+			    : tuned == 2 ? "memcpy for copy"
+			    : "streaming stores and memcpy for copy");
 	r->verdict = r->nreasons == 0 ? "standard"
 		     : r->nreasons == 1 && tuned ? "tuned" : "variant";
 }
@@ -2992,13 +3700,14 @@ static double kernel_bytes(int k, size_t n)
 	return (double)kernel_defs[k].words * (double)sizeof(elem_t) * (double)n;
 }
 
-/* What the stores were: "plain", "nt", or for auto "auto: Copy plain,
- * Scale nt, ..." (detail) or just "auto". */
+/* What the stores were: "plain", "nt", or for auto "auto: copy memcpy,
+ * scale nt/avx512, ..." (detail) or just "auto". */
 static const char *stores_used(const struct options *o,
 			       const struct stream_run *r)
 {
-	return r->ncal ? "auto"
-	       : o->nt_stores == STORES_NT && HAVE_NT ? "nt" : "plain";
+	(void)o;
+	return r->ncal ? "auto" : r->how[K_COPY].kind == SK_NT ||
+		r->how[K_WRITE].kind == SK_NT ? "nt" : "plain";
 }
 
 static void describe_stores(const struct options *o, const struct stream_run *r,
@@ -3012,10 +3721,65 @@ static void describe_stores(const struct options *o, const struct stream_run *r,
 	}
 	used = (size_t)snprintf(buf, len, "auto:");
 	for (k = 0; k < NKERNELS && used < len; k++)
-		if ((o->kernels & (1u << k)) && k != K_READ)
+		if ((o->kernels & (1u << k)) && k != K_READ) {
+			char m[32];
 			used += (size_t)snprintf(buf + used, len - used, " %s %s",
 						 kernel_defs[k].name,
-						 r->store_nt[k] ? "nt" : "plain");
+						 method_name(r->how[k], m, sizeof(m)));
+		}
+}
+
+/* The levels this CPU may run, " sse2 avx2 avx512", for the reports. */
+static void describe_isas(char *buf, size_t len)
+{
+	int l;
+	buf[0] = '\0';
+	for (l = ISA_SSE2; l < NISA; l++)
+		if (isa_supported(l))
+			snprintf(buf + strlen(buf), len - strlen(buf), " %s",
+				 isa_names[l]);
+}
+
+/* Instruction set, and what --stores auto's calibration found: per
+ * kernel the winner, its margin over the runner-up and over plain
+ * stores in this build's own code, and the time it all added. */
+static void print_isa_text(const struct options *o, const struct stream_run *r)
+{
+	char have[64], m1[32], m2[32];
+	int k, i;
+	describe_isas(have, sizeof(have));
+	printf("Instruction set: %s (%s; this CPU:%s)\n", isa_names[r->isa],
+	       !HAVE_ISA_DISPATCH ? "this build's code, no run-time dispatch"
+	       : o->isa < 0 ? "the widest this CPU has, chosen at run time"
+	       : "set by --isa or BENCH_ISA", have[0] ? have : " not probed");
+	if (!r->ncal)
+		return;
+	printf("Calibration (--stores auto): %llu passes, %.3f s; fastest "
+	       "per kernel:\n", r->ncal, r->cal_s);
+	for (k = 0; k < NKERNELS; k++) {
+		int w = -1, next = -1;
+		if (!(o->kernels & (1u << k)))
+			continue;
+		for (i = 0; i < r->ncand[k]; i++)
+			if (w < 0 || r->cal_min[k][i] < r->cal_min[k][w])
+				w = i;
+		for (i = 0; i < r->ncand[k]; i++)
+			if (i != w && (next < 0 || r->cal_min[k][i] < r->cal_min[k][next]))
+				next = i;
+		printf("  %-6s %-14s", kernel_defs[k].name,
+		       method_name(r->cand[k][w], m1, sizeof(m1)));
+		if (next >= 0) {
+			printf(" %.3fx %s (next)",
+			       r->cal_min[k][next] / r->cal_min[k][w],
+			       method_name(r->cand[k][next], m2, sizeof(m2)));
+			/* candidate 0 is plain stores in this build's code */
+			if (w != 0 && next != 0)
+				printf(", %.3fx %s", r->cal_min[k][0] / r->cal_min[k][w],
+				       method_name(r->cand[k][0], m1, sizeof(m1)));
+			printf("\n");
+		} else
+			printf(" (the only method)\n");
+	}
 }
 
 static void print_stream_banner(const struct options *o, const struct stream_run *r)
@@ -3078,6 +3842,7 @@ static void print_placement_text(const struct options *o,
 	       (unsigned long long)r->plan.stagger);
 	if (o->nt_stores != STORES_PLAIN && nt_fallback())
 		printf("Stores fallback: %s\n", nt_fallback());
+	print_isa_text(o, r);
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
 		if (r->pages[i].known)
@@ -3098,6 +3863,11 @@ static void print_placement_text(const struct options *o,
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		printf(" %d:%d", i, thread_cpu_start[i]);
 	printf("\n");
+	for (i = 0; o->placement && i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "array %c", array_names[i]);
+		phys_print("", name, &r->phys[i], r->pages[i].huge_pct);
+	}
 }
 
 static void print_results_text(const struct stream_run *r, unsigned kernels)
@@ -3169,6 +3939,101 @@ static void print_run_rules_text(const struct stream_run *r)
 	printf(HLINE);
 }
 
+/* A result's method keys: stores, isa, method, and with --stores auto
+ * every candidate's best calibration time. */
+static void json_kernel_method(const struct stream_run *r, int k)
+{
+	char m[32];
+	double best[3] = {DBL_MAX, DBL_MAX, DBL_MAX};
+	int i;
+	json_str("stores", k == K_READ ? "none"
+		 : store_kind_names[r->how[k].kind]);
+	json_str("isa", isa_names[r->how[k].isa]);
+	json_str("method", method_name(r->how[k], m, sizeof(m)));
+	if (!r->ncal)
+		return;
+	json_open("calibration", '[');
+	for (i = 0; i < r->ncand[k]; i++) {
+		struct method c = r->cand[k][i];
+		json_open(NULL, '{');
+		json_str("method", method_name(c, m, sizeof(m)));
+		json_str("stores", store_kind_names[c.kind]);
+		json_str("isa", isa_names[c.isa]);
+		json_num("best_s", r->cal_min[k][i]);
+		json_close('}');
+		if (r->cal_min[k][i] < best[c.kind])
+			best[c.kind] = r->cal_min[k][i];
+	}
+	json_close(']');
+	/* the fastest of each kind, as before calibration had more kinds */
+	if (k != K_READ && best[SK_PLAIN] < DBL_MAX)
+		json_num("calibration_plain_s", best[SK_PLAIN]);
+	if (k != K_READ && best[SK_NT] < DBL_MAX)
+		json_num("calibration_nt_s", best[SK_NT]);
+}
+
+/* --best's figures: each kernel's fastest method, measured as STREAM
+ * measures, and its ratio to the standard run's best rate. */
+static void json_best(const struct stream_run *r, unsigned kernels)
+{
+	const struct stream_run *b = r->best;
+	int k;
+	json_open("best", '{');
+	json_str("note", "not a standard STREAM result: each kernel's fastest "
+		 "method, chosen by calibration");
+	json_num("calibration_s", b->cal_s);
+	json_int("calibration_passes", (long long)b->ncal);
+	json_bool("validated", b->valid);
+	json_open("results", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		double bytes = kernel_bytes(k, b->n);
+		if (!(kernels & (1u << k)))
+			continue;
+		json_open(NULL, '{');
+		json_str("kernel", kernel_defs[k].display);
+		json_num("best_mbs", 1.0E-06 * bytes / b->min_t[k]);
+		json_num("median_mbs", 1.0E-06 * bytes / b->med_t[k]);
+		json_num("min_s", b->min_t[k]);
+		json_num("max_s", b->max_t[k]);
+		json_num("median_s", b->med_t[k]);
+		json_num("spread", b->max_t[k] / b->min_t[k]);
+		json_num("ratio_to_standard", r->min_t[k] / b->min_t[k]);
+		json_kernel_method(b, k);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
+/* --best's table, after STREAM's lines and under other words: the
+ * best rate of each kernel's fastest method, its median and spread, and
+ * its ratio to the standard table's best rate. */
+static void print_best_text(const struct stream_run *r, unsigned kernels)
+{
+	const struct stream_run *b = r->best;
+	char m[32];
+	int k;
+	printf("Best achievable, NOT a standard STREAM result (--best): each "
+	       "kernel's\nfastest method after %llu calibration passes "
+	       "(%.3f s), then %llu repetitions:\n", b->ncal, b->cal_s,
+	       b->ntimes);
+	printf("  kernel    best MB/s  median MB/s  spread  method          "
+	       "x standard\n");
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k)) {
+			double bytes = kernel_bytes(k, b->n);
+			printf("  %-6s %12.1f %12.1f  %6.3f  %-14s  %8.3f\n",
+			       kernel_defs[k].name, 1.0E-06 * bytes / b->min_t[k],
+			       1.0E-06 * bytes / b->med_t[k],
+			       b->max_t[k] / b->min_t[k],
+			       method_name(b->how[k], m, sizeof(m)),
+			       r->min_t[k] / b->min_t[k]);
+		}
+	printf("Best-method results %s.\n", b->valid ? "validated" :
+	       "FAILED validation: these figures are not results");
+	printf(HLINE);
+}
+
 /* The bandwidth keys of the JSON document (also those of `bench all`). */
 static void json_stream_body(const struct options *o, const struct stream_run *r)
 {
@@ -3186,6 +4051,14 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_str("stores_fallback",
 		 o->nt_stores != STORES_PLAIN ? nt_fallback() : NULL);
 	json_int("calibration_passes", (long long)r->ncal);
+	json_num("calibration_s", r->cal_s);
+	json_str("isa", isa_names[r->isa]);
+	json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
+	json_open("isa_available", '[');
+	for (i = 0; i < NISA; i++)
+		if (isa_supported(i))
+			json_str(NULL, isa_names[i]);
+	json_close(']');
 	json_int("stagger_bytes", (long long)r->plan.stagger);
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
 	json_int("threads_requested", threads_requested());
@@ -3219,6 +4092,10 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 			json_str("huge_pct", NULL);
 		}
 		json_mapping(&r->pages[i]);
+		if (o->placement)
+			phys_json("physical", &r->phys[i], r->pages[i].huge_pct);
+		else
+			json_str("physical", NULL);
 		json_close('}');
 	}
 	json_close(']');
@@ -3240,11 +4117,8 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_num("min_s", r->min_t[k]);
 		json_num("max_s", r->max_t[k]);
 		json_num("median_s", r->med_t[k]);
-		json_str("stores", k == K_READ ? "none" : r->store_nt[k] ? "nt" : "plain");
-		if (r->ncal && k != K_READ) {
-			json_num("calibration_plain_s", r->cal_min[k][0]);
-			json_num("calibration_nt_s", r->cal_min[k][1]);
-		}
+		json_num("spread", r->max_t[k] / r->min_t[k]);
+		json_kernel_method(r, k);
 		json_close('}');
 	}
 	json_close(']');
@@ -3274,6 +4148,8 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_str(NULL, r->reason[i]);
 	json_close(']');
 	json_close('}');
+	if (r->best)
+		json_best(r, kernels);
 }
 
 /* Everything STREAM prints before it measures: the banner, threads,
@@ -3321,6 +4197,8 @@ static void stream_report_tail(const struct options *o,
 		printf(HLINE);
 		print_medians_text(r, o->kernels);
 		print_run_rules_text(r);
+		if (r->best)
+			print_best_text(r, o->kernels);
 	}
 }
 
@@ -3328,17 +4206,19 @@ static void stream_report_tail(const struct options *o,
  * 13 The bandwidth mode: plan, allocate, prepare, measure, report.
  * ====================================================================== */
 
-/* Passes --stores auto spends choosing between plain and streaming. */
+/* Passes --stores auto spends choosing among the methods. */
 static unsigned long long calibration_passes(const struct options *o)
 {
-	return o->nt_stores == STORES_AUTO && HAVE_NT ? BENCH_CAL_PASSES : 0;
+	return o->nt_stores == STORES_AUTO ? BENCH_CAL_PASSES : 0;
 }
 
 /* Refuse what the plan does not cover: repetitions whose values would
  * overflow the element type. */
 static void stream_check(const struct options *o)
 {
-	unsigned long long passes = o->ntimes + calibration_passes(o);
+	/* --best's run calibrates too, from freshly initialised arrays */
+	unsigned long long passes = o->ntimes +
+		(o->best ? BENCH_CAL_PASSES : calibration_passes(o));
 	unsigned long long most = replay_limit(o->kernels);
 	if (passes > most)
 		die("--ntimes: %llu repetitions%s make %s values overflow "
@@ -3377,36 +4257,98 @@ static void stream_release(struct stream_run *r)
 	free(r->times);
 	free(r->sums);
 	free(r->expect);
+	if (r->best) { /* it shares the regions */
+		free(r->best->times);
+		free(r->best->sums);
+		free(r->best->expect);
+		free(r->best);
+	}
 }
 
-/* --stores auto: time each kernel with plain and with streaming stores,
- * alternately, and keep the faster per kernel.  These passes are not
- * reported as results; validation replays them. */
+/* --stores auto's candidates for kernel k at levels up to isa: plain
+ * stores in this build's own code and at each dispatched level above
+ * SSE2 (x86-64's baseline, which the own code already is), libc's
+ * memcpy for Copy, and streaming stores at every dispatched level (or
+ * this build's own, where it cannot dispatch).  Read only loads. */
+static int candidate_methods(int k, int isa, struct method *m)
+{
+	int n = 0, l;
+	m[n].kind = SK_PLAIN;
+	m[n++].isa = ISA_GENERIC;
+	for (l = ISA_AVX2; l <= isa; l++)
+		if (isa_supported(l)) {
+			m[n].kind = SK_PLAIN;
+			m[n++].isa = l;
+		}
+	if (k == K_READ)
+		return n;
+	if (k == K_COPY) {
+		m[n].kind = SK_MEMCPY;
+		m[n++].isa = ISA_GENERIC;
+	}
+	if (isa == ISA_GENERIC && HAVE_NT) {
+		m[n].kind = SK_NT;
+		m[n++].isa = ISA_GENERIC;
+	}
+	for (l = ISA_SSE2; l <= isa; l++)
+		if (isa_supported(l)) {
+			m[n].kind = SK_NT;
+			m[n++].isa = l;
+		}
+	return n;
+}
+
+/* The method each kernel runs with.  --stores plain or nt: those stores
+ * at the chosen level.  --stores auto: time every candidate, in ABBA
+ * order over the passes, and keep each kernel's fastest.  Within a pass
+ * each kernel runs all its candidates before the next kernel starts;
+ * every kernel rewrites its array from the others, so the pass leaves
+ * the values of one pass of the sequence, and validation replays ncal
+ * passes.  The passes are not reported as results. */
 static void choose_stores(const struct options *o, struct stream_run *r,
 			  elem_t q)
 {
 	unsigned long long pass;
-	int k;
+	double t0;
+	int k, i;
+	r->isa = o->isa < 0 ? isa_widest(NISA - 1) : o->isa;
 	for (k = 0; k < NKERNELS; k++) {
-		r->store_nt[k] = o->nt_stores == STORES_NT && HAVE_NT && k != K_READ;
-		r->cal_min[k][0] = r->cal_min[k][1] = DBL_MAX;
+		r->how[k].isa = r->isa;
+		r->how[k].kind = o->nt_stores == STORES_NT && k != K_READ &&
+				 (HAVE_NT || r->isa != ISA_GENERIC) ? SK_NT : SK_PLAIN;
+		r->ncand[k] = 0;
 	}
 	r->ncal = calibration_passes(o);
-	for (pass = 0; pass < r->ncal; pass++) {
-		int nt = pass % 2 == 0;
+	t0 = now();
+	for (k = 0; k < NKERNELS && r->ncal; k++) {
+		r->ncand[k] = candidate_methods(k, r->isa, r->cand[k]);
+		for (i = 0; i < r->ncand[k]; i++)
+			r->cal_min[k][i] = DBL_MAX;
+	}
+	for (pass = 0; pass < r->ncal; pass++)
 		for (k = 0; k < NKERNELS; k++) {
-			double sum, t;
+			int n = r->ncand[k];
 			if (!(o->kernels & (1u << k)))
 				continue;
-			t = run_kernel((enum kernel_id)k, &r->ar, q, nt, &sum);
-			if (t < r->cal_min[k][nt])
-				r->cal_min[k][nt] = t;
+			for (i = 0; i < n; i++) {
+				int c = pass % 2 ? n - 1 - i : i;
+				double sum, t;
+				t = run_kernel((enum kernel_id)k, &r->ar, q,
+					       r->cand[k][c], &sum);
+				if (t < r->cal_min[k][c])
+					r->cal_min[k][c] = t;
+			}
 		}
+	for (k = 0; k < NKERNELS && r->ncal; k++) {
+		int w = 0;
+		for (i = 1; i < r->ncand[k]; i++)
+			if (r->cal_min[k][i] < r->cal_min[k][w])
+				w = i;
+		r->how[k] = r->cand[k][w];
 	}
-	if (r->ncal)
-		for (k = 0; k < NKERNELS; k++)
-			r->store_nt[k] = k != K_READ &&
-					 r->cal_min[k][1] < r->cal_min[k][0];
+	r->cal_s = r->ncal ? now() - t0 : 0.0;
+	for (k = 0; k < NKERNELS; k++)
+		r->store_nt[k] = r->how[k].kind == SK_NT;
 }
 
 /* Kernel stats over repetitions 1..ntimes-1 (the first is a warm-up). */
@@ -3442,6 +4384,8 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	first_touch(&r->ar, bench_pins(o));
 	for (i = 0; i < 3; i++)
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
+	for (i = 0; o->placement && i < 3; i++)
+		phys_report(r->reg[i].data, r->reg[i].bytes, &r->phys[i]);
 	r->granularity = timer_granularity();
 	/* STREAM counts ticks of whole microseconds; the 20-tick rule, the
 	 * text and the warning all use that one tick */
@@ -3461,9 +4405,10 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	choose_stores(o, r, q);
 }
 
-/* The timed repetitions, then the statistics, validation and the
- * warnings they raise. */
-static void stream_measure(const struct options *o, struct stream_run *r)
+/* The timed repetitions, then the statistics, validation and (for the
+ * primary run, not --best's) the warnings they raise. */
+static void stream_measure(const struct options *o, struct stream_run *r,
+			   int primary)
 {
 	unsigned long long k, rep;
 	elem_t q = 3.0;
@@ -3474,7 +4419,7 @@ static void stream_measure(const struct options *o, struct stream_run *r)
 				double sum = 0.0;
 				TIME_AT(r, k, rep) =
 					run_kernel((enum kernel_id)k, &r->ar, q,
-						   r->store_nt[k], &sum);
+						   r->how[k], &sum);
 				if (k == K_READ)
 					r->sums[rep] = sum;
 			}
@@ -3485,6 +4430,8 @@ static void stream_measure(const struct options *o, struct stream_run *r)
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
 	stream_run_rules(o, r);
+	if (!primary)
+		return;
 	for (k = 0; k < NKERNELS; k++)
 		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick)
 			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
@@ -3494,6 +4441,32 @@ static void stream_measure(const struct options *o, struct stream_run *r)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
 			     i, thread_cpu_start[i], thread_cpu_end[i]);
+}
+
+/* --best: after the standard run, the same arrays measured again with
+ * each kernel's fastest method (--stores auto over every candidate),
+ * from freshly initialised values, and validated on their own. */
+static struct stream_run *stream_best(const struct options *o,
+				      const struct stream_run *r)
+{
+	struct options ob = *o;
+	struct stream_run *b = malloc(sizeof(*b));
+	if (!b)
+		die("out of memory for --best");
+	*b = *r;
+	b->best = NULL;
+	b->times = calloc(NKERNELS * b->ntimes, sizeof(double));
+	b->sums = calloc(b->ntimes, sizeof(double));
+	b->expect = calloc(b->ntimes, sizeof(double));
+	if (!b->times || !b->sums || !b->expect)
+		die("out of memory for %llu repetitions", b->ntimes);
+	ob.nt_stores = STORES_AUTO;
+	/* the threads stay where the standard run pinned them: pinning
+	 * again would read the pinned master's one-CPU mask */
+	ob.bind = 0;
+	stream_prepare(&ob, b);
+	stream_measure(&ob, b, 0);
+	return b;
 }
 
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
@@ -3525,10 +4498,12 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 		     b1, r.plan.rule_elems);
 	}
 	stream_report_head(o, si, &r);
-	stream_measure(o, &r);
+	stream_measure(o, &r, 1);
+	if (o->best)
+		r.best = stream_best(o, &r);
 	stream_report_tail(o, si, &r, nested);
 	stream_release(&r);
-	return r.valid ? 0 : 1;
+	return r.valid && (!r.best || r.best->valid) ? 0 : 1;
 }
 
 /* ======================================================================
@@ -4381,15 +5356,32 @@ struct lat_mlp_row {
 	double parallelism;
 };
 
+/* One row of the loaded-latency test: a mix at one delay, or its idle
+ * row (the chase alone, no load thread running). */
 struct lat_loaded_row {
-	long delay;
-	double ns;
-	double load_mbs;
+	int mix;      /* index into options.rw */
+	int idle;
+	long delay;   /* idle-loop turns per chunk; unused when idle */
+	int threads;  /* load threads that ran: 0 for the idle row */
+	double ns;    /* median of the chase's windows */
+	double load_mbs; /* bytes the load threads moved / their time */
+	unsigned long long load_bytes; /* ... while the chase was timed */
+	double seconds;                /* ... and that time */
+	int windows;
 };
 
-/* Entries of LAT_LOADED_DELAYS, counted from the list itself. */
-#define LAT_LOADED_LEVELS \
-	((int)(sizeof((const long[])LAT_LOADED_DELAYS) / sizeof(long)))
+/* Where one mix's latency reaches twice its idle value, by linear
+ * interpolation between the two rows (in order of rising load) that
+ * straddle it. */
+struct lat_loaded_curve {
+	size_t chunk_bytes; /* what a load thread moves between its delays */
+	double idle_ns;
+	int doubles;
+	double double_mbs;
+	long delay_lo, delay_hi; /* the delays straddling it (-1: idle) */
+};
+
+#define LAT_LOADED_ROWS (LAT_MAX_RW * (LAT_MAX_DELAYS + 1))
 
 /* --load-threads N runs N + 1 threads, the chase and N loads, each meant
  * to have a CPU of its own: when bench may run on fewer CPUs, threads
@@ -4406,12 +5398,12 @@ static void lat_load_check_cpus(const struct options *o)
 	n = allowed_cpus(cpus, MAX_THREADS);
 	if (n <= 0)
 		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (n > 0 && o->load_threads + 1 > n)
-		warn("--load-threads %d: the chase and %d load thread%s need %d "
-		     "CPUs but bench may run on %d, so they share CPUs and the "
-		     "loaded latencies include waiting for a turn", o->load_threads,
-		     o->load_threads, o->load_threads > 1 ? "s" : "",
-		     o->load_threads + 1, n);
+	if (n == 1)
+		warn("--load-threads %d: only one CPU is allowed, so the load "
+		     "threads share it with the chase", o->load_threads);
+	else if (n > 1 && o->load_threads > n - 1)
+		warn("--load-threads %d: only %d CPUs besides the chase's are "
+		     "allowed, so load threads share CPUs", o->load_threads, n - 1);
 }
 
 /* One latency run: the curve, its summaries, and what --chains and
@@ -4425,6 +5417,7 @@ struct lat_run {
 	int cpu;
 	struct region bufs[MAX_REGIONS]; /* the chase buffers (-P: several) */
 	struct page_report pages;        /* of the first */
+	struct phys_report phys;         /* of the first, with --placement */
 	double elapsed;
 	int unstable;
 	struct lat_summary *sums; /* one per stride */
@@ -4432,7 +5425,9 @@ struct lat_run {
 	int nmlp;
 	struct lat_mlp_row mlp[LAT_MAX_CHAINS];
 	int nloaded;
-	struct lat_loaded_row loaded[LAT_LOADED_LEVELS];
+	struct lat_loaded_row loaded[LAT_LOADED_ROWS];
+	struct lat_loaded_curve curves[LAT_MAX_RW];
+	int load_shared; /* 1: with the chase, 2: among themselves */
 	int chase_cpu;
 	int load_cpu[MAX_THREADS];
 	int load_threads_run;
@@ -4443,7 +5438,37 @@ struct lat_run {
 
 
 #ifdef _OPENMP
-static const long lat_loaded_delays[LAT_LOADED_LEVELS] = LAT_LOADED_DELAYS;
+/* The doubling point of each mix, from its rows (idle first, then the
+ * delays largest first, which is the order of rising load). */
+static void lat_loaded_curves(const struct options *o, struct lat_run *r)
+{
+	int m, i;
+	for (m = 0; m < o->nrw; m++) {
+		struct lat_loaded_curve *c = &r->curves[m];
+		const struct lat_loaded_row *prev = NULL;
+		size_t chunk = c->chunk_bytes;
+		memset(c, 0, sizeof(*c));
+		c->chunk_bytes = chunk;
+		for (i = 0; i < r->nloaded; i++) {
+			const struct lat_loaded_row *row = &r->loaded[i];
+			if (row->mix != m)
+				continue;
+			if (row->idle) {
+				c->idle_ns = row->ns;
+			} else if (prev && !c->doubles && c->idle_ns > 0 &&
+				   row->ns >= 2 * c->idle_ns) {
+				double f = (2 * c->idle_ns - prev->ns) /
+					   (row->ns - prev->ns);
+				c->doubles = 1;
+				c->double_mbs = prev->load_mbs +
+						f * (row->load_mbs - prev->load_mbs);
+				c->delay_lo = prev->idle ? -1 : prev->delay;
+				c->delay_hi = row->delay;
+			}
+			prev = row;
+		}
+	}
+}
 
 struct lat_counter {
 	unsigned long long bytes;
@@ -4451,122 +5476,189 @@ struct lat_counter {
 };
 static int lat_stop;
 
-/* One chase thread, pinned to the first allowed CPU, times the chain
- * while o->load_threads threads, pinned to the next CPUs, read their
- * own arrays with a spin of `delay` after every LAT_LOAD_CHUNK bytes.
- * Latency here is the median of short windows, not the minimum: the
- * minimum would pick the moments the load threads happened to pause,
- * and the mean would count the times the chase was preempted (short
- * windows keep a preemption to one window). */
+/* What the load threads run: a read:write mix and a delay. */
+struct lat_load {
+	int threads;
+	int reads, writes;
+	long delay;
+	size_t elems; /* of each thread's array */
+	size_t sub;   /* elements per read or write block of a chunk */
+	struct region *arrays;
+	struct lat_counter *cnt;
+	const int *cpu_of; /* CPU of thread t, t = 0 the chase; -1 unpinned */
+};
+
+/* One load thread until lat_stop: each chunk reads `reads` blocks and
+ * writes `writes` blocks, walking its array in order, then spins
+ * `delay` turns; the bytes moved are published after every chunk. */
+static double lat_load_thread(const struct lat_load *l, int t)
+{
+	elem_t *a = l->arrays[t - 1].data;
+	size_t pos = 0, per_chunk = (size_t)(l->reads + l->writes) * l->sub;
+	unsigned long long done, chunk_bytes = per_chunk * sizeof(elem_t);
+	double s = 0;
+	int stop = 0, k;
+#pragma omp atomic read
+	done = l->cnt[t].bytes;
+	while (!stop) {
+		if (pos + per_chunk > l->elems)
+			pos = 0;
+		for (k = 0; k < l->reads; k++, pos += l->sub)
+			s += k_read(a, pos, pos + l->sub);
+		for (k = 0; k < l->writes; k++, pos += l->sub)
+			k_write(a, (elem_t)1, pos, pos + l->sub, 0);
+		done += chunk_bytes;
+#pragma omp atomic write
+		l->cnt[t].bytes = done;
+		lat_spin(l->delay);
+#pragma omp atomic read
+		stop = lat_stop;
+	}
+	return s;
+}
+
+/* One row: thread 0 warms and times the chase while l->threads load
+ * threads run (none for the idle row).  Latency is the median of short
+ * windows, not the minimum: the minimum would pick the moments the load
+ * threads happened to pause, and the mean would count the times the
+ * chase was preempted (short windows keep a preemption to one window).
+ * The bandwidth is what the counters say the load threads moved while
+ * the chase was timed. */
+static void lat_loaded_row_run(const struct lat_load *l, void **head,
+			       double hint_ns, struct lat_run *r,
+			       struct lat_loaded_row *row)
+{
+	double t0 = 0, t1 = 0, chase_t = 0, keep = 0;
+	double *per = malloc(LAT_LOADED_MAX_WINDOWS * sizeof(*per));
+	unsigned long long b0 = 0, b1 = 0;
+	int nw = 0, got = l->threads + 1;
+
+	if (!per)
+		die("out of memory for the loaded-latency windows");
+#pragma omp atomic write
+	lat_stop = 0;
+#pragma omp parallel num_threads(l->threads + 1) reduction(+ : keep)
+	{
+		int tid = omp_get_thread_num(), k;
+		if (l->cpu_of[tid] >= 0)
+			pin_to_cpu(l->cpu_of[tid]);
+		if (tid == 0) {
+			double warm;
+			unsigned long long v;
+			got = omp_get_num_threads();
+			r->chase_cpu = current_cpu();
+			warm = now();
+			while (now() - warm < LAT_LOADED_WARM_NS * 1e-9)
+				head[0] = lat_chase(head[0], 64);
+			for (k = 1; k <= l->threads; k++) {
+#pragma omp atomic read
+				v = l->cnt[k].bytes;
+				b0 += v;
+			}
+			t0 = now();
+			while (chase_t < LAT_LOADED_NS * 1e-9 &&
+			       nw < LAT_LOADED_MAX_WINDOWS) {
+				size_t n = lat_window_loads(LAT_LOADED_WINDOW_NS,
+							    hint_ns, 1);
+				double w = lat_window(head, 1, n);
+				chase_t += w;
+				per[nw++] = 1e9 * w / (double)(n / LAT_UNROLL * LAT_UNROLL);
+			}
+			for (k = 1; k <= l->threads; k++) {
+#pragma omp atomic read
+				v = l->cnt[k].bytes;
+				b1 += v;
+			}
+			t1 = now();
+#pragma omp atomic write
+			lat_stop = 1;
+		} else {
+			r->load_cpu[tid - 1] = current_cpu();
+			keep += lat_load_thread(l, tid);
+		}
+	}
+	if (got < l->threads + 1)
+		die("--load-threads %d: the OpenMP runtime gave only %d threads",
+		    l->threads, got);
+	lat_sink = (uintptr_t)keep;
+	row->threads = l->threads;
+	row->ns = median(per, (size_t)nw);
+	row->windows = nw;
+	row->load_bytes = b1 - b0;
+	row->seconds = t1 - t0;
+	row->load_mbs = 1e-6 * (double)row->load_bytes / row->seconds;
+	free(per);
+}
+
+/* The loaded-latency test on the chain at head: per mix, an idle row,
+ * then one row per delay.  The chase runs on the sweep's CPU (the first
+ * allowed), the load threads on the other allowed CPUs, round-robin
+ * when there are more threads than CPUs; they share the chase's CPU
+ * only when it is the only one, and a warning says so. */
 static void lat_loaded_run(const struct options *o, void *head,
 			   struct lat_run *r)
 {
-	int nl = o->load_threads, ncpu = r->ncpus, d, i;
-	const int *cpus = r->cpus;
-	size_t elems = r->load_bytes / sizeof(elem_t);
-	size_t chunk = LAT_LOAD_CHUNK / sizeof(elem_t);
-	size_t per_elem = (size_t)kernel_defs[K_READ].words * sizeof(elem_t);
-	struct region *lr = calloc((size_t)nl, sizeof(*lr));
-	struct lat_counter *cnt = calloc((size_t)nl + 1, sizeof(*cnt));
-	double keep = 0;
+	struct lat_load l;
+	int nl = o->load_threads, ncpu = r->ncpus, m, d, i;
+	int *cpu_of = malloc((size_t)(nl + 1) * sizeof(*cpu_of));
+	double hint = r->pts[r->npts - 1].ns;
+	void *h[1];
 
-	if (!lr || !cnt)
+	memset(&l, 0, sizeof(l));
+	l.arrays = calloc((size_t)nl, sizeof(*l.arrays));
+	l.cnt = calloc((size_t)nl + 1, sizeof(*l.cnt));
+	if (!l.arrays || !l.cnt || !cpu_of)
 		die("out of memory for %d load threads", nl);
+	l.elems = r->load_bytes / sizeof(elem_t);
+	l.cpu_of = cpu_of;
+	for (i = 0; i <= nl; i++)
+		cpu_of[i] = ncpu == 0 ? -1
+			    : i == 0 || ncpu == 1 ? r->cpus[0]
+			    : r->cpus[1 + (i - 1) % (ncpu - 1)];
+	r->load_shared = ncpu == 1 ? 1 : ncpu > 1 && nl > ncpu - 1 ? 2 : 0;
+	/* lat_load_check_cpus() said so, before the curve was measured */
 	for (i = 0; i < nl; i++) {
 		size_t j;
-		if (region_alloc(&lr[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
+		if (region_alloc(&l.arrays[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
 			die("--load-threads: could not obtain %.1f MiB for load "
 			    "thread %d (%s)", (double)r->load_bytes / 1048576.0,
 			    i + 1, strerror(errno));
-		for (j = 0; j < elems; j++)
-			((elem_t *)lr[i].data)[j] = (elem_t)1;
+		for (j = 0; j < l.elems; j++)
+			((elem_t *)l.arrays[i].data)[j] = (elem_t)1;
 	}
-	chunk = chunk < elems ? chunk : elems;
 	r->load_threads_run = nl + 1;
-	for (d = 0; d < LAT_LOADED_LEVELS; d++) {
-		long delay = lat_loaded_delays[d];
-		double t0 = 0, t1 = 0, chase_t = 0, per[LAT_LOADED_MAX_WINDOWS];
-		int nw = 0;
-		unsigned long long b0 = 0, b1 = 0;
-		int got = nl + 1;
-#pragma omp atomic write
-		lat_stop = 0;
-#pragma omp parallel num_threads(nl + 1)
-		{
-			int tid = omp_get_thread_num(), k;
-			if (ncpu > 0)
-				pin_to_cpu(cpus[tid % ncpu]);
-			if (tid == 0) {
-				void *h[1];
-				double warm;
-				unsigned long long v;
-				got = omp_get_num_threads();
-				r->chase_cpu = current_cpu();
-				h[0] = head;
-				warm = now();
-				while (now() - warm < LAT_LOADED_WARM_NS * 1e-9)
-					h[0] = lat_chase(h[0], 64);
-				for (k = 1; k <= nl; k++) {
-#pragma omp atomic read
-					v = cnt[k].bytes;
-					b0 += v;
-				}
-				t0 = now();
-				while (chase_t < LAT_LOADED_NS * 1e-9 &&
-				       nw < LAT_LOADED_MAX_WINDOWS) {
-					size_t n = lat_window_loads(LAT_LOADED_WINDOW_NS,
-								    r->pts[r->npts - 1].ns, 1);
-					double w = lat_window(h, 1, n);
-					chase_t += w;
-					per[nw++] = 1e9 * w / (double)(n / LAT_UNROLL * LAT_UNROLL);
-				}
-				for (k = 1; k <= nl; k++) {
-#pragma omp atomic read
-					v = cnt[k].bytes;
-					b1 += v;
-				}
-				t1 = now();
-#pragma omp atomic write
-				lat_stop = 1;
-				head = h[0];
-			} else {
-				const elem_t *a = lr[tid - 1].data;
-				size_t pos = 0;
-				unsigned long long done;
-				double s = 0;
-				int stop = 0;
-#pragma omp atomic read
-				done = cnt[tid].bytes;
-				r->load_cpu[tid - 1] = current_cpu();
-				while (!stop) {
-					s += k_read(a, pos, pos + chunk);
-					pos += chunk;
-					if (pos + chunk > elems)
-						pos = 0;
-					done += (unsigned long long)(chunk * per_elem);
-#pragma omp atomic write
-					cnt[tid].bytes = done;
-					lat_spin(delay);
-#pragma omp atomic read
-					stop = lat_stop;
-				}
-#pragma omp atomic
-				keep += s;
-			}
+	h[0] = head;
+	for (m = 0; m < o->nrw; m++) {
+		size_t parts = (size_t)(o->rw[m][0] + o->rw[m][1]);
+		size_t sub = LAT_LOAD_CHUNK / sizeof(elem_t) / parts;
+		/* whole cache lines, so a read and a write block never share one */
+		sub -= sub % (CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1);
+		if (sub == 0)
+			sub = 1;
+		if (sub * parts > l.elems)
+			sub = l.elems / parts;
+		l.sub = sub;
+		r->curves[m].chunk_bytes = sub * parts * sizeof(elem_t);
+		l.reads = o->rw[m][0];
+		l.writes = o->rw[m][1];
+		for (d = -1; d < o->ndelays; d++) {
+			struct lat_loaded_row *row = &r->loaded[r->nloaded];
+			memset(row, 0, sizeof(*row));
+			row->mix = m;
+			row->idle = d < 0;
+			row->delay = d < 0 ? 0 : o->delays[d];
+			l.threads = d < 0 ? 0 : nl;
+			l.delay = row->delay;
+			lat_loaded_row_run(&l, h, hint, r, row);
+			r->nloaded++;
 		}
-		if (got < nl + 1)
-			die("--load-threads %d: the OpenMP runtime gave only %d threads",
-			    nl, got);
-		r->loaded[d].delay = delay;
-		r->loaded[d].ns = median(per, (size_t)nw);
-		r->loaded[d].load_mbs = 1e-6 * (double)(b1 - b0) / (t1 - t0);
-		r->nloaded = d + 1;
 	}
-	lat_sink = (uintptr_t)keep;
+	lat_loaded_curves(o, r);
 	for (i = 0; i < nl; i++)
-		region_free(&lr[i]);
-	free(lr);
-	free(cnt);
+		region_free(&l.arrays[i]);
+	free(l.arrays);
+	free(l.cnt);
+	free(cpu_of);
 }
 #endif
 
@@ -4719,6 +5811,118 @@ static void lat_print_clock(const struct lat_run *r)
 		printf("# clock: unknown (%s); cycles not shown\n", r->mhz_source);
 }
 
+/* --load-threads' table: one block per read:write mix, its idle row
+ * first, then each delay; then where latency doubles its idle value. */
+static void lat_print_loaded(const struct options *o, const struct lat_run *r)
+{
+	char b[32];
+	int i, m;
+	format_bytes(b, sizeof(b), o->lat_max);
+	printf("# loaded latency at %s: chase on CPU %d, %d load thread(s) on "
+	       "CPU", b, r->chase_cpu, o->load_threads);
+	for (i = 0; i < o->load_threads; i++)
+		printf("%s%d", i ? "," : " ", r->load_cpu[i]);
+	printf("%s\n", r->load_shared == 1 ? " (sharing the chase's CPU)"
+		       : r->load_shared == 2 ? " (sharing CPUs)" : "");
+	format_bytes(b, sizeof(b), LAT_LOAD_CHUNK);
+	printf("# mix R:W = bytes read : bytes written; delay = idle-loop turns "
+	       "per %s chunk\n", b);
+	printf("#  mix    delay  latency_ns  cycles   load_MB/s\n");
+	for (i = 0; i < r->nloaded; i++) {
+		const struct lat_loaded_row *row = &r->loaded[i];
+		char mix[16], delay[24];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[row->mix][0],
+			 o->rw[row->mix][1]);
+		if (row->idle)
+			snprintf(delay, sizeof(delay), "idle");
+		else
+			snprintf(delay, sizeof(delay), "%ld", row->delay);
+		printf("# %4s %8s %11.2f %7.1f %11.1f\n", mix, delay, row->ns,
+		       r->mhz > 0 ? row->ns * r->mhz / 1e3 : 0.0, row->load_mbs);
+	}
+	for (m = 0; m < o->nrw; m++) {
+		const struct lat_loaded_curve *c = &r->curves[m];
+		printf("# mix %d:%d: idle %.2f ns; ", o->rw[m][0], o->rw[m][1],
+		       c->idle_ns);
+		if (!c->doubles) {
+			printf("latency doubles: not reached\n");
+			continue;
+		}
+		printf("latency doubles at about %.1f MB/s (between ",
+		       c->double_mbs);
+		if (c->delay_lo < 0)
+			printf("idle");
+		else
+			printf("delay %ld", c->delay_lo);
+		printf(" and delay %ld)\n", c->delay_hi);
+	}
+}
+
+/* The same in JSON. */
+static void lat_json_loaded(const struct options *o, const struct lat_run *r)
+{
+	int i, m;
+	char mix[16];
+	json_open("loaded", '{');
+	json_int("chase_cpu", r->chase_cpu);
+	json_int("load_threads", o->load_threads);
+	json_open("load_cpus", '[');
+	for (i = 0; i < o->load_threads; i++)
+		json_int(NULL, r->load_cpu[i]);
+	json_close(']');
+	json_str("shared", r->load_shared == 1 ? "chase"
+		 : r->load_shared == 2 ? "load" : "none");
+	json_int("bytes", (long long)o->lat_max);
+	json_int("load_bytes_per_thread", (long long)r->load_bytes);
+	json_int("chunk_bytes", LAT_LOAD_CHUNK);
+	json_open("rows", '[');
+	for (i = 0; i < r->nloaded; i++) {
+		const struct lat_loaded_row *row = &r->loaded[i];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[row->mix][0],
+			 o->rw[row->mix][1]);
+		json_open(NULL, '{');
+		json_str("rw", mix);
+		json_bool("idle", row->idle);
+		if (row->idle)
+			json_str("delay", NULL);
+		else
+			json_int("delay", row->delay);
+		json_int("threads", row->threads);
+		json_num("ns", row->ns);
+		json_num("cycles", r->mhz > 0 ? row->ns * r->mhz / 1e3 : NAN);
+		json_num("load_mbs", row->load_mbs);
+		json_int("load_bytes", (long long)row->load_bytes);
+		json_num("seconds", row->seconds);
+		json_int("windows", row->windows);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("curves", '[');
+	for (m = 0; m < o->nrw; m++) {
+		const struct lat_loaded_curve *c = &r->curves[m];
+		snprintf(mix, sizeof(mix), "%d:%d", o->rw[m][0], o->rw[m][1]);
+		json_open(NULL, '{');
+		json_str("rw", mix);
+		json_int("reads", o->rw[m][0]);
+		json_int("writes", o->rw[m][1]);
+		json_int("chunk_bytes", (long long)c->chunk_bytes);
+		json_num("idle_ns", c->idle_ns);
+		json_bool("doubles", c->doubles);
+		json_num("double_mbs", c->doubles ? c->double_mbs : NAN);
+		if (c->doubles && c->delay_lo >= 0)
+			json_int("double_after_delay", c->delay_lo);
+		else
+			json_str("double_after_delay", NULL);
+		if (c->doubles)
+			json_int("double_by_delay", c->delay_hi);
+		else
+			json_str("double_by_delay", NULL);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
 static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
@@ -4734,6 +5938,8 @@ static void lat_print_summary(const struct options *o,
 	format_mapping(map, sizeof(map), &r->pages);
 	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
+	if (o->placement)
+		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
 	for (i = 0; i < o->nstrides; i++)
 		lat_print_levels(&r->sums[i], r->mhz);
 	lat_print_os_caches(si);
@@ -4749,18 +5955,8 @@ static void lat_print_summary(const struct options *o,
 			printf("#   %2d %9.3f %6.2f\n", r->mlp[i].chains,
 			       r->mlp[i].ns_per_load, r->mlp[i].parallelism);
 	}
-	if (r->nloaded) {
-		printf("# loaded latency: chase on CPU %d, %d load thread(s) "
-		       "reading on CPU", r->chase_cpu, o->load_threads);
-		for (i = 0; i < o->load_threads; i++)
-			printf("%s%d", i ? "," : " ", r->load_cpu[i]);
-		printf("\n#  delay  latency_ns  cycles  load_MB/s\n");
-		for (i = 0; i < r->nloaded; i++)
-			printf("# %6ld %11.2f %7.1f %10.1f\n", r->loaded[i].delay,
-			       r->loaded[i].ns,
-			       r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : 0.0,
-			       r->loaded[i].load_mbs);
-	}
+	if (r->nloaded)
+		lat_print_loaded(o, r);
 }
 
 static void lat_json_summary(const struct lat_summary *s, double mhz)
@@ -4828,6 +6024,10 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_num("huge_pct", r->pages.huge_pct);
 	json_address("address", r->bufs[0].data);
 	json_mapping(&r->pages);
+	if (o->placement)
+		phys_json("physical", &r->phys, r->pages.huge_pct);
+	else
+		json_str("physical", NULL);
 	json_close('}');
 	json_num("window_ns", LAT_WINDOW_NS);
 	json_num("point_cap_ns", LAT_POINT_CAP_NS);
@@ -4875,29 +6075,10 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	} else {
 		json_str("mlp", NULL);
 	}
-	if (r->nloaded) {
-		json_open("loaded", '{');
-		json_int("chase_cpu", r->chase_cpu);
-		json_open("load_cpus", '[');
-		for (i = 0; i < o->load_threads; i++)
-			json_int(NULL, r->load_cpu[i]);
-		json_close(']');
-		json_str("kernel", kernel_defs[K_READ].name);
-		json_int("load_bytes_per_thread", (long long)r->load_bytes);
-		json_open("rows", '[');
-		for (i = 0; i < r->nloaded; i++) {
-			json_open(NULL, '{');
-			json_int("delay", r->loaded[i].delay);
-			json_num("ns", r->loaded[i].ns);
-			json_num("cycles", r->mhz > 0 ? r->loaded[i].ns * r->mhz / 1e3 : NAN);
-			json_num("load_mbs", r->loaded[i].load_mbs);
-			json_close('}');
-		}
-		json_close(']');
-		json_close('}');
-	} else {
+	if (r->nloaded)
+		lat_json_loaded(o, r);
+	else
 		json_str("loaded", NULL);
-	}
 }
 
 /* The run's report once measured.  nested: `bench all` owns the JSON
@@ -5002,6 +6183,25 @@ static int lat_sizes(const struct options *o, size_t stride, size_t *out,
 	return n;
 }
 
+/* Loaded latency must chase memory, not a cache: without --max the
+ * chase (and so the sweep) reaches at least STREAM's rule, BENCH_LLC_
+ * FACTOR times all the reported last-level caches, in whole MiB, but
+ * leaves half of memory free of the chase and the load threads' arrays.
+ * When no cache is reported, the default --max stands. */
+static unsigned long long lat_loaded_max(const struct options *o,
+					 const struct system_info *si)
+{
+	unsigned long long llc = reported_llc(si) *
+				 (unsigned long long)reported_llc_instances(si);
+	unsigned long long want = stream_rule_elements(llc) * sizeof(elem_t);
+	unsigned long long cap = physical_memory() / 2 /
+				 (unsigned long long)(o->load_threads + 1);
+	want = (want + (1ULL << 20) - 1) >> 20 << 20;
+	if (cap && want > cap)
+		want = cap >> 20 << 20;
+	return want > o->lat_max ? want : o->lat_max;
+}
+
 /* Refuse latency options that cannot run (the allocation plan refuses
  * the rest), before anything is allocated or printed, and fill in the
  * default stride: the OS-reported line, or 64. */
@@ -5018,6 +6218,8 @@ static void lat_check(struct options *o, const struct system_info *si)
 	}
 	if (o->curve_in)
 		return;
+	if (o->load_threads > 0 && !o->max_set)
+		o->lat_max = lat_loaded_max(o, si);
 	if (o->lat_min > o->lat_max) {
 		format_bytes(b1, sizeof(b1), o->lat_min);
 		format_bytes(b2, sizeof(b2), o->lat_max);
@@ -5054,6 +6256,8 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	for (i = 0; i < r->plan.regions; i++) /* fault in before timing */
 		memset(r->bufs[i].data, 0, r->bufs[i].bytes);
 	page_report(r->bufs[0].data, r->bufs[0].bytes, &r->pages);
+	if (o->placement)
+		phys_report(r->bufs[0].data, r->bufs[0].bytes, &r->phys);
 	if (o->mhz > 0) {
 		r->mhz = o->mhz;
 		r->mhz_source = "from --mhz";

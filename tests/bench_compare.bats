@@ -16,11 +16,13 @@ setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
 	assert_line --regexp '^\| config \| kernel \| median best MB/s'
 	for cfg in ref bench nt; do
 		for k in Copy Scale Add Triad; do
-			assert_line --regexp "^\| $cfg \| $k \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} \|$"
+			assert_line --regexp "^\| $cfg \| $k \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} \| [^|]+ \|$"
 		done
 	done
 	# the reference's ratio to itself is exactly 1
-	assert_line --regexp '^\| ref \| Triad \| .* \| 1\.000 \|$'
+	assert_line --regexp '^\| ref \| Triad \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 1\.000 \|'
+	# no targets unless asked
+	refute_line --regexp '^(PASS|MISS) '
 	# runs alternate: the progress shows ABBA order
 	[[ "$stderr" == *"round 1 of 3: ref"*"round 1 of 3: nt"*"round 2 of 3: nt"*"round 2 of 3: ref"* ]]
 }
@@ -35,4 +37,85 @@ setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" --ref "$MEMBENCH_ROOT/bench.c" --rounds x
 	assert_failure 2
 	[[ "$stderr" == *"--rounds: 'x' is not a positive integer"* ]]
+}
+
+# fake_likwid DIR MBS [KERNELS]: a likwid-bench on PATH that lists
+# KERNELS (default: the four) and reports MBS MByte/s, and logs its calls.
+fake_likwid() {
+	local dir=$1 mbs=$2 kernels=${3:-copy_mem_avx512 stream_mem_avx512 copy_avx512 stream_avx512_fma}
+	mkdir -p "$dir"
+	cat >"$dir/likwid-bench" <<EOT
+#!/bin/bash
+echo "\$*" >>"$dir/calls"
+if [ "\$1" = -a ]; then
+	for k in $kernels; do echo "\$k - a kernel"; done
+	exit 0
+fi
+echo "MByte/s:		$mbs"
+EOT
+	chmod +x "$dir/likwid-bench"
+}
+
+@test "--peers alternates stream.c, bench plain and auto, the native build and likwid-bench, and checks the targets" {
+	# a likwid-bench far faster than anything: auto must MISS its first
+	# target for Copy and Triad, and the run still succeeds
+	fake_likwid "$BATS_TEST_TMPDIR/bin" 99999999.0
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2 -fopenmp" --size 100000 \
+		--rounds 2 --threads 2 --peers -- -n 3
+	assert_success
+	for cfg in ref bench auto native; do
+		for k in Copy Scale Add Triad; do
+			assert_line --regexp "^\| $cfg \| $k \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} \| [^|]+ \|$"
+		done
+	done
+	# bench's rows say the method (stores/ISA) each kernel used
+	assert_line --regexp '^\| bench \| Triad \| .* \| plain/(generic|sse2|avx2|avx512) \|$'
+	assert_line --regexp '^\| native \| Triad \| .* \| nt/(generic|sse2|avx2|avx512) \|$'
+	for lk in copy_mem_avx512 copy_avx512; do
+		assert_line --regexp "^\| lw-$lk \| Copy \| 99999999\.0 \| .* \| 1\.000 \| $lk \|$"
+		refute_line --regexp "^\| lw-$lk \| Triad "
+	done
+	for lk in stream_mem_avx512 stream_avx512_fma; do
+		assert_line --regexp "^\| lw-$lk \| Triad \| 99999999\.0 \| .* \| 1\.000 \| $lk \|$"
+	done
+	# likwid-bench got the same arrays: 2 of 100000 doubles for copy, 3 for the triad
+	grep -qx -- '-t copy_mem_avx512 -W N:1600000B:2' "$BATS_TEST_TMPDIR/bin/calls"
+	grep -qx -- '-t stream_avx512_fma -W N:2400000B:2' "$BATS_TEST_TMPDIR/bin/calls"
+	for k in Copy Triad; do
+		assert_line --regexp "^MISS $k: auto 0\.[0-9]{3}x the best config \(lw-"
+	done
+	for k in Copy Scale Add Triad; do
+		assert_line --regexp "^(PASS|MISS) $k: bench plain stores [0-9.]+x stream\.c; target >= 1\.00$"
+		assert_line --regexp "^(PASS|MISS) $k: auto spread [0-9.]+, stream\.c [0-9.]+; target: no worse$"
+	done
+	assert_line --regexp '^PASS Scale: auto [0-9.]+x the best config'
+	assert_line --regexp '^[1-9][0-9]* target\(s\) missed$'
+	# all of them alternate in one run
+	[[ "$stderr" == *"round 1 of 2: ref"*"round 1 of 2: lw-stream_avx512_fma"*"round 2 of 2: lw-stream_avx512_fma"*"round 2 of 2: ref"* ]]
+	# --strict turns a miss into a failure
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 \
+		--rounds 1 --peers --strict -- -n 3
+	assert_failure 1
+	[[ "$stderr" == *"a target was missed (--strict)"* ]]
+}
+
+@test "likwid-bench kernels that are missing or cannot run are skipped with the reason" {
+	fake_likwid "$BATS_TEST_TMPDIR/bin" 1000.0 "copy_avx512"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --likwid -- -n 3
+	assert_success
+	[[ "$stderr" == *"skipping likwid-bench copy_mem_avx512: this likwid-bench has no such kernel"* ]]
+	[[ "$stderr" == *"skipping likwid-bench stream_avx512_fma: this likwid-bench has no such kernel"* ]]
+	assert_line --regexp '^\| lw-copy_avx512 \| Copy \| 1000\.0 '
+	refute_line --partial 'lw-copy_mem_avx512'
+	# one that cannot run in this machine
+	printf '#!/bin/sh\n[ "$1" = -a ] && { echo "copy_avx512 - k"; exit 0; }\necho "ERROR: cannot access topology"; exit 1\n' \
+		>"$BATS_TEST_TMPDIR/bin/likwid-bench"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --likwid -- -n 3
+	assert_success
+	[[ "$stderr" == *"skipping likwid-bench copy_avx512: it cannot run here (ERROR: cannot access topology)"* ]]
+	refute_line --partial '| lw-'
 }

@@ -100,12 +100,12 @@ one_line_refusal() {
 @test "--load-threads beyond the CPUs bench may run on is said once, before measuring" {
 	command -v taskset >/dev/null || skip "taskset is not installed"
 	taskset -c 0 true 2>/dev/null || skip "cannot bind to CPU 0"
-	note='--load-threads 1: the chase and 1 load thread need 2 CPUs but bench may run on 1'
+	note='--load-threads 1: only one CPU is allowed, so the load threads share it with the chase'
 	run --separate-stderr taskset -c 0 "$BENCH" latency --min 1M --max 1M --load-threads 1
 	assert_success
 	# the first line, above the curve that is printed as it is measured
 	[[ "${lines[0]}" == "# WARNING: $note"* ]]
-	[ "$(grep -c 'load thread need' <<<"$output")" -eq 1 ]
+	[ "$(grep -c 'share it with the chase' <<<"$output")" -eq 1 ]
 	run taskset -c 0 "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
 	assert_success
 	run jq -r --arg n "$note" '[.warnings[] | select(startswith($n))] | length' <<<"$output"

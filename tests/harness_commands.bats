@@ -11,7 +11,8 @@ setup() { harness_setup; }
 
 SCRIPTS="harness/run harness/restore harness/sweep-bind harness/sweep-freq harness/sweep-latency-pages
 harness/sweep-size harness/sweep-threads harness/bench-compare harness/time-latency-sweep
-harness/compare matrix/run-matrix matrix/find-compilers"
+harness/loaded-latency harness/placement-spread
+harness/compare harness/report matrix/run-matrix matrix/find-compilers"
 
 bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS_REPO/bench.c"; }
 

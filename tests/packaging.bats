@@ -38,7 +38,7 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in compare diff matrix restore run sweep-bind sweep-freq sweep-latency-pages \
+		for c in compare diff matrix report restore run sweep-bind sweep-freq sweep-latency-pages \
 			sweep-size sweep-threads; do
 			echo "755 usr/local/bin/membench-$c"
 		done
@@ -118,6 +118,10 @@ print-docdir: ; @echo $(docdir)'
 	run "$inst/bin/membench-diff" a.json a.json
 	assert_success
 	assert_output --partial "within noise"
+	# membench-report renders the run from the installed tree
+	run "$inst/bin/membench-report" --no-plots --format csv "$dir"
+	assert_success
+	[ -s "$dir/report-bandwidth.csv" ]
 }
 
 @test "make uninstall removes every file install wrote, and nothing else" {

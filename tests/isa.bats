@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# Run-time instruction-set dispatch (--isa, BENCH_ISA), --stores auto over
+# every method, --best, and the per-kernel spread.  Every level the CPU
+# has is forced in turn and must validate and say so; a level the CPU
+# lacks (MEMBENCH_CPU_LACKS plays such a CPU) is refused, never run.
+
+load test_helper
+
+# The levels this CPU may run, as bench sees them (generic first).
+cpu_levels() {
+	"$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_available[]'
+}
+
+@test "each level the CPU has, with plain and streaming stores, validates and reports that level" {
+	levels=$(cpu_levels)
+	[[ "$levels" == generic* ]]
+	for isa in $levels; do
+		for stores in plain nt; do
+			run "$BENCH" $TINY --kernels all --isa "$isa" --stores "$stores" --json
+			assert_success
+			# generic keeps this build's own code; nt only where it has them
+			want=$stores
+			[ "$isa:$stores" != generic:nt ] ||
+				want=$(jq -r 'if .build.streaming_stores_available then "nt" else "plain" end' <<<"$output")
+			run jq -e --arg isa "$isa" --arg st "$want" '
+				.validation.ok == true and .run.isa == $isa and
+				(.results | length) == 6 and
+				(.results | all(.isa == $isa and
+					.method == (if .kernel == "Read" then "plain" else $st end) + "/" + $isa and
+					.stores == (if .kernel == "Read" then "none" else $st end)))' <<<"$output"
+			assert_success
+			run "$BENCH" $TINY --isa "$isa" --stores "$stores"
+			assert_success
+			assert_line --regexp "^Instruction set: $isa \\("
+			assert_line --regexp '^Solution Validates'
+		done
+	done
+}
+
+@test "BENCH_ISA caps the level as --isa does, and --isa overrides it" {
+	run env BENCH_ISA=generic "$BENCH" $TINY --json
+	assert_success
+	run jq -r '[.run.isa, (.results | map(.isa) | unique | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'generic\tgeneric')"
+	run env BENCH_ISA=generic "$BENCH" $TINY --isa auto --json
+	assert_success
+	widest=$(cpu_levels | tail -n 1)
+	run jq -r '.run.isa' <<<"$output"
+	assert_output "$widest"
+	# a cap also bounds what --stores auto tries
+	run env BENCH_ISA=sse2 "$BENCH" $TINY --stores auto --json
+	assert_success
+	run jq -r '[.results[].calibration[].isa] | unique | join(",")' <<<"$output"
+	assert_output "generic,sse2"
+}
+
+@test "unknown levels are refused in one line with exit 2" {
+	for bad in avx9 AVX2 "" sse; do
+		run --separate-stderr "$BENCH" $TINY --isa "$bad"
+		assert_failure 2
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "bench: --isa: "* ]]
+	done
+	run --separate-stderr env BENCH_ISA=neon "$BENCH" $TINY
+	assert_failure 2
+	[ "$stderr" = "bench: BENCH_ISA: unknown instruction set 'neon' (auto, generic, sse2, avx2, avx512)" ]
+	[ -z "$output" ]
+}
+
+@test "a level the CPU lacks is refused, and auto never picks or calibrates it" {
+	cpu_levels | grep -qx avx2 || skip "this CPU has no AVX2"
+	run --separate-stderr env MEMBENCH_CPU_LACKS=avx512,avx2 "$BENCH" $TINY --isa avx2
+	assert_failure 2
+	[ "$stderr" = "bench: --isa: this CPU lacks avx2 (it has: sse2)" ]
+	[ -z "$output" ]
+	run --separate-stderr env MEMBENCH_CPU_LACKS=avx512 BENCH_ISA=avx512 "$BENCH" $TINY
+	assert_failure 2
+	[[ "$stderr" == "bench: BENCH_ISA: this CPU lacks avx512"* ]]
+	run env MEMBENCH_CPU_LACKS=avx512 "$BENCH" $TINY --stores auto --kernels all --json
+	assert_success
+	run jq -e '.run.isa == "avx2" and (.run.isa_available | index("avx512") == null) and
+		.validation.ok == true and
+		([.results[].calibration[].isa] | index("avx512") == null) and
+		([.results[].calibration[].isa] | index("avx2") != null)' <<<"$output"
+	assert_success
+}
+
+@test "a build that cannot dispatch runs generic code and refuses wider levels" {
+	bin=$(build_variant tcc tcc)
+	run "$bin" $TINY --json
+	assert_success
+	run jq -r '[.run.isa, .run.isa_dispatch, (.run.isa_available | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'generic\tfalse\tgeneric')"
+	run --separate-stderr "$bin" $TINY --isa sse2
+	assert_failure 2
+	[[ "$stderr" == "bench: --isa: sse2 needs run-time dispatch, which this build lacks"* ]]
+}
+
+@test "an -march=native build still dispatches and validates at every level" {
+	bin=$(build_variant native gcc -O2 -march=native -DSTREAMING_STORES=1)
+	for isa in $(cpu_levels); do
+		run "$bin" $TINY --isa "$isa" --json
+		assert_success
+		run jq -e --arg isa "$isa" '.validation.ok and .run.stores == "nt" and
+			(.results | all(.isa == $isa))' <<<"$output"
+		assert_success
+	done
+}
+
+@test "float elements dispatch and validate too" {
+	bin=$(build_variant float gcc -O2 -fopenmp -DSTREAM_TYPE=float)
+	for isa in $(cpu_levels); do
+		run "$bin" -s 100000 -n 3 --isa "$isa" --stores nt --json
+		assert_success
+		run jq -e '.validation.ok' <<<"$output"
+		assert_success
+	done
+}
+
+@test "the dispatched kernels are compiled for their ISA: zmm in avx512, ymm in avx2" {
+	command -v objdump >/dev/null || skip "objdump is not installed"
+	bin=$(build_variant plain gcc -O3 -fopenmp)
+	dis=$(objdump -d --no-show-raw-insn "$bin")
+	fn() { awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' <<<"$dis"; }
+	fn kernels_avx512 | grep -q 'vmovntpd.*%zmm'
+	fn kernels_avx512 | grep -q 'vmovupd.*%zmm'
+	fn kernels_avx2 | grep -q 'vmovntpd.*%ymm'
+	fn kernels_avx2 | grep -q 'vmovupd.*%ymm'
+	n=$(fn kernels_avx2 | grep -c '%zmm' || true)
+	[ "$n" -eq 0 ]
+	# the build's own code (the OpenMP region, where gcc inlines the
+	# generic kernels and the SSE2 ones) stays at x86-64's baseline
+	own=$(fn run_kernel._omp_fn.0)
+	[ -n "$own" ]
+	n=$(grep -c '%ymm\|%zmm' <<<"$own" || true)
+	[ "$n" -eq 0 ]
+}
+
+@test "--stores auto says which method won, by how much, and what calibration cost" {
+	run "$BENCH" -s 200000 -n 3 --stores auto --kernels all
+	assert_success
+	assert_line --regexp '^Calibration \(--stores auto\): 2 passes, [0-9]+\.[0-9]{3} s; fastest per kernel:$'
+	for k in copy scale add triad read write; do
+		assert_line --regexp "^  $k +(memcpy|(plain|nt)/(generic|sse2|avx2|avx512)) +([0-9]+\\.[0-9]{3}x .* \\(next\\).*|\\(the only method\\))$"
+	done
+	run "$BENCH" -s 200000 -n 3 --stores auto --json
+	assert_success
+	run jq -e '.run.calibration_s > 0 and
+		(.results | all(.calibration | all(.best_s > 0)))' <<<"$output"
+	assert_success
+	# without auto there is no calibration, and nothing says there was
+	run "$BENCH" $TINY
+	refute_line --partial 'Calibration'
+}
+
+@test "--best adds a labelled table after STREAM's unchanged lines" {
+	run --separate-stderr "$BENCH" $TINY
+	assert_success
+	plain=$output
+	refute_line --partial 'Best achievable'
+	run --separate-stderr "$BENCH" $TINY --best --kernels all
+	assert_success
+	assert_line 'Best achievable, NOT a standard STREAM result (--best): each kernel'"'"'s'
+	assert_line 'Best-method results validated.'
+	for k in copy scale add triad read write; do
+		assert_line --regexp "^  $k +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]{3}  (memcpy|(plain|nt)/[a-z0-9]+) +[0-9]+\\.[0-9]{3}$"
+	done
+	# the table follows the run rules, and STREAM's table keeps plain stores
+	[[ "$output" == *"Run rules:"*"Best achievable"* ]]
+	assert_line --regexp '^Allocation: .*stores plain'
+	# STREAM's own lines are the same set as without --best
+	shape() { grep -E '^(Copy|Scale|Add|Triad|Function|Solution|STREAM)' | sed 's/[0-9.]\{1,\}/N/g'; }
+	[ "$(shape <<<"$plain")" = "$(printf '%s\n' "$output" | shape | grep -v '^Read\|^Write')" ]
+	run "$BENCH" $TINY --best --json
+	assert_success
+	run jq -e '.best.validated and (.best.note | test("not a standard STREAM result")) and
+		(.best.results | length) == 4 and .best.calibration_s > 0 and
+		(.best.results | all(.best_mbs > 0 and .ratio_to_standard > 0 and .spread >= 1 and
+			(.method | test("^(memcpy|(plain|nt)/)")))) and
+		(.results | all(.stores == "plain"))' <<<"$output"
+	assert_success
+	# without --best the JSON has no best block
+	run "$BENCH" $TINY --json
+	run jq -e 'has("best") | not' <<<"$output"
+	assert_success
+}
+
+@test "every kernel's run-to-run spread is in the JSON, max/min of its times" {
+	run "$BENCH" $TINY --kernels all --json
+	assert_success
+	run jq -e '(.results | length) == 6 and
+		(.results | all(.spread >= 1 and ((.spread - .max_s / .min_s) | if . < 0 then -. else . end) < 1e-3 * .spread))' <<<"$output"
+	assert_success
+}

@@ -1,0 +1,374 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
+# harness/report: tables, plots and the HTML page rendered from results that
+# bench itself wrote.  setup_file makes them with tiny real runs (harness/run,
+# sweep-size, sweep-threads, a latency run, sweep-freq on a fake cpufreq
+# tree, and a two-cell matrix with two runs per cell); every number the
+# tests see in a report is checked against the JSON those runs wrote.
+
+load test_helper
+load harness_helper
+
+REPORT=$MEMBENCH_ROOT/harness/report
+PNG=$MEMBENCH_ROOT/tests/fixtures/report/png_check.py
+
+setup_file() {
+	local res=$BATS_FILE_TMPDIR/results m=$BATS_FILE_TMPDIR/tiny.matrix
+	# REPORT_FIXTURES=DIR reuses results an earlier run made (the tests
+	# copy them, never write into DIR); the breakage checks use it.
+	if [ -n "${REPORT_FIXTURES:-}" ]; then
+		cp -r "$REPORT_FIXTURES" "$res"
+		return 0
+	fi
+	[ -x "$MEMBENCH_ROOT/bench" ] || (cd "$MEMBENCH_ROOT" && make bench >&2)
+	export MEMBENCH_LOCK_DIR=$BATS_FILE_TMPDIR/lock
+	unset OMP_PROC_BIND OMP_PLACES GOMP_CPU_AFFINITY KMP_AFFINITY OMP_NUM_THREADS
+	{
+		h=$MEMBENCH_ROOT/harness
+		"$h/run" --results "$res" --label single -- -s 20000 -n 3
+		"$h/sweep-size" --results "$res" --llc 1M --multiples 0.25,1,4 -- -n 3
+		"$h/sweep-threads" --results "$res" --threads 1,2 -- -s 20000 -n 3
+		"$h/run" --results "$res" --label lat -- latency --max 256K
+		# cpufreq only exists on the fake machine: the harness sets it
+		# there, bench runs for real.
+		make_fake_machine "$BATS_FILE_TMPDIR/fake"
+		MEMBENCH_SYSFS=$BATS_FILE_TMPDIR/fake/sys MEMBENCH_PROCFS=$BATS_FILE_TMPDIR/fake/proc MEMBENCH_UID=0 \
+			"$h/sweep-freq" --results "$res" --freqs 1200,2600 --no-turbo-step -- -s 20000 -n 3 -t 1
+		MEMBENCH_SYSFS=$BATS_FILE_TMPDIR/fake/sys MEMBENCH_PROCFS=$BATS_FILE_TMPDIR/fake/proc MEMBENCH_UID=0 \
+			"$h/sweep-latency-pages" --results "$res" --modes 'thp-never thp-always' --max 128K
+		"$h/time-latency-sweep" --results "$res" -n 2 -- --max 128K
+		printf '%s\n' 'gcc | -O2 | STREAM_ARRAY_SIZE=20000 | plain | 1' \
+			'gcc | -O1 | STREAM_ARRAY_SIZE=20000 | plain | 1' >"$m"
+		"$MEMBENCH_ROOT/matrix/run-matrix" --results "$res" --repeat 2 --ntimes 3 "$m"
+	} >"$BATS_FILE_TMPDIR/fixtures.log" 2>&1 || { cat "$BATS_FILE_TMPDIR/fixtures.log" >&2; return 1; }
+}
+
+setup() {
+	RES=$BATS_FILE_TMPDIR/results
+	HOSTDIR=$(find "$RES" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	# A fresh copy per test: reports are written into the run directories.
+	W=$BATS_TEST_TMPDIR/results
+	cp -r "$RES" "$W"
+	HOSTDIR=$W/${HOSTDIR##*/}
+	TINY=$(run_dir '*-single') SIZE=$(run_dir '*-sweep-size') THREADS=$(run_dir '*-sweep-threads')
+	LAT=$(run_dir '*-lat') FREQ=$(run_dir '*-sweep-freq') MATRIX=$(run_dir '*-matrix-tiny')
+	PAGES=$(run_dir '*-sweep-latency-pages') TIMING=$(run_dir '*-time-latency-sweep')
+}
+
+run_dir() { find "$HOSTDIR" -mindepth 1 -maxdepth 1 -type d -name "$1" | head -n 1; }
+
+# csv_col FILE NAME: the column NAME of a report CSV (no quoted commas in
+# the columns these tests read), one value a line.
+csv_col() {
+	awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } c { print $c }' "$2"
+}
+
+# svg_ok FILE: parses as XML and its root is an <svg> element.
+svg_ok() {
+	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(0 if r.tag.endswith("svg") else 1)' "$1"
+}
+
+# png_ok FILE: PNG signature and an 800x480 IHDR.
+png_ok() {
+	run python3 "$PNG" size "$1"
+	assert_success
+	assert_output '800 480'
+}
+
+@test "a size sweep: every rate in the CSV is bench's best_mbs from the step's JSON" {
+	run "$REPORT" --format csv,md "$SIZE"
+	assert_success
+	csv=$SIZE/report-bandwidth.csv
+	[ -f "$csv" ]
+	for k in Copy Scale Add Triad; do
+		diff <(csv_col "$k MB/s" "$csv") \
+			<(for f in "$SIZE"/step-*.json; do jq -r --arg k "$k" '.bench.results[] | select(.kernel == $k) | .best_mbs' "$f"; done)
+	done
+	# the LLC-multiple column, from the steps' params
+	diff <(csv_col 'x LLC' "$csv") <(jq -r '.params["x LLC"]' "$SIZE"/step-*.json)
+	[ "$(csv_col 'x LLC' "$csv" | paste -sd' ')" = '0.25 1 4' ]
+	# the run-rule verdict of each step
+	diff <(csv_col 'Run rules' "$csv") <(jq -r '.bench.run_rules.verdict' "$SIZE"/step-*.json)
+	# Markdown: the same numbers, one decimal, right-aligned, units in the header
+	triad=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$SIZE/step-003.json")
+	grep -qE "\| +$(printf '%.1f' "$triad") \|" "$SIZE/report.md"
+	grep -q '| Triad MB/s |' "$SIZE/report.md"
+	grep -qE '^\| -+ \| .* -+: \|' "$SIZE/report.md"
+	# the reasons behind a verdict are listed under the table
+	reason=$(jq -r '.bench.run_rules.reasons[0]' "$SIZE/step-001.json")
+	grep -qF -- "$reason" "$SIZE/report.md"
+	# stdout is the Markdown report
+	assert_output --partial '## Bandwidth: best rate per kernel (MB/s, 10^6 bytes/s)'
+}
+
+@test "a thread sweep and a single run: threads, binding and rates from the JSON; txt aligns columns" {
+	run "$REPORT" --format csv,txt "$THREADS"
+	assert_success
+	csv=$THREADS/report-bandwidth.csv
+	diff <(csv_col 'Threads' "$csv") <(jq -r '.params.Threads' "$THREADS"/step-*.json)
+	diff <(csv_col 'Threads ran' "$csv") <(jq -r '.bench.run.threads_counted' "$THREADS"/step-*.json)
+	diff <(csv_col 'Triad MB/s' "$csv") <(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$THREADS"/step-*.json)
+	# txt: a header and rows whose Triad column ends in the same place
+	hdr=$(grep -n 'Triad MB/s' "$THREADS/report.txt" | head -n 1)
+	end=$(( $(printf '%s' "${hdr#*:}" | awk '{ print index($0, "Triad MB/s") + length("Triad MB/s") - 1 }') ))
+	v=$(printf '%.1f' "$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$THREADS/step-002.json")")
+	row=$(grep -E '^002 ' "$THREADS/report.txt")
+	[ "$(printf '%s' "$row" | awk -v v="$v" '{ print index($0, v) + length(v) - 1 }')" = "$end" ]
+	run "$REPORT" --format csv "$TINY"
+	assert_success
+	diff <(csv_col 'Copy MB/s' "$TINY/report-bandwidth.csv") \
+		<(jq -r '.bench.results[] | select(.kernel == "Copy") | .best_mbs' "$TINY/step-001.json")
+}
+
+@test "a latency run: levels and the curve are bench's, ns and cycles" {
+	run "$REPORT" --format csv "$LAT"
+	assert_success
+	diff <(csv_col 'ns' "$LAT/report-levels.csv") <(jq -r '.bench.summary[].levels[].ns' "$LAT/step-001.json")
+	diff <(csv_col 'Level' "$LAT/report-levels.csv") <(jq -r '.bench.summary[].levels[].name' "$LAT/step-001.json")
+	diff <(csv_col 'cycles' "$LAT/report-levels.csv") <(jq -r '.bench.summary[].levels[].cycles // ""' "$LAT/step-001.json")
+	# the curve: every point, size in bytes and ns
+	diff <(csv_col 'Size (bytes)' "$LAT/report-curve.csv") <(jq -r '.bench.curve[].bytes' "$LAT/step-001.json")
+	diff <(awk -F, 'NR > 1 { print $2 }' "$LAT/report-curve.csv") <(jq -r '.bench.curve[].ns' "$LAT/step-001.json")
+}
+
+@test "page modes side by side, and a latency timing run: each curve and level from its own JSON" {
+	run "$REPORT" --format csv "$PAGES" "$TIMING"
+	assert_success
+	head -n 1 "$PAGES/report-curve.csv" | grep -q 'Mode=thp-never.*Mode=thp-always'
+	for i in 1 2; do
+		diff <(awk -F, -v c=$((i + 1)) 'NR > 1 { print $c }' "$PAGES/report-curve.csv") \
+			<(jq -r '.bench.curve[].ns' "$PAGES/step-00$i.json")
+	done
+	diff <(csv_col 'Mode' "$PAGES/report-levels.csv") \
+		<(jq -r '.params.Mode as $m | .bench.summary[].levels[] | $m' "$PAGES"/step-*.json)
+	diff <(csv_col 'ns' "$TIMING/report-levels.csv") <(jq -r '.summary[].levels[].ns' "$TIMING"/run-1.json "$TIMING"/run-2.json)
+	diff <(csv_col 'Run' "$TIMING/report-levels.csv") \
+		<(for i in 1 2; do jq -r --arg i "$i" '.summary[].levels[] | $i' "$TIMING/run-$i.json"; done)
+	svg_ok "$PAGES/plot-latency.svg"
+	grep -q 'Mode=thp-always' "$PAGES/plot-latency.svg"
+}
+
+@test "a matrix with two runs a cell: the median of the runs' best rates, and their spread" {
+	run "$REPORT" --format csv "$MATRIX"
+	assert_success
+	csv=$MATRIX/report-bandwidth.csv
+	diff <(csv_col 'Cell' "$csv") <(printf '001\n002\n')
+	diff <(csv_col 'Runs' "$csv") <(printf '2\n2\n')
+	for c in 001 002; do
+		for k in Copy Triad; do
+			want=$(jq -r --arg k "$k" '.results[] | select(.kernel == $k) | .best_mbs' "$MATRIX/cells/$c"/run-*/result.json |
+				awk '{ s += $1 } END { printf "%.6f", s / NR }')
+			got=$(awk -F, -v c="$c" -v n="$k MB/s" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) k = i; next } $1 == c { printf "%.6f", $k }' "$csv")
+			[ "$got" = "$want" ]
+		done
+		lo=$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$MATRIX/cells/$c"/run-*/result.json | sort -g | head -n 1)
+		hi=$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$MATRIX/cells/$c"/run-*/result.json | sort -g | tail -n 1)
+		grep -qF -- ",$lo,$hi," "$csv"
+	done
+	grep -q '"gcc -O1 -DSTREAM_ARRAY_SIZE=20000"\|,gcc -O1 -DSTREAM_ARRAY_SIZE=20000,' "$csv"
+}
+
+@test "plots: valid SVG and 800x480 PNG for latency, size, threads, frequency and matrix bars" {
+	run "$REPORT" "$LAT" "$SIZE" "$THREADS" "$FREQ" "$MATRIX"
+	assert_success
+	for p in "$LAT/plot-latency" "$SIZE/plot-bandwidth-size" "$THREADS/plot-bandwidth-threads" \
+		"$FREQ/plot-bandwidth-freq" "$MATRIX/plot-bars"; do
+		svg_ok "$p.svg"
+		png_ok "$p.png"
+	done
+	# the latency plot has its second axis in cycles (bench knew the clock)
+	mhz=$(jq -r '.bench.clock.mhz | round' "$LAT/step-001.json")
+	grep -q "cycles at $mhz MHz" "$LAT/plot-latency.svg"
+	# plateaus and the boundary are marked and labelled with bench's ns
+	name=$(jq -r '.bench.summary[0].levels[0].name' "$LAT/step-001.json")
+	ns=$(jq -r '.bench.summary[0].levels[0].ns' "$LAT/step-001.json")
+	grep -qF "$name $(printf '%.3g' "$ns") ns" "$LAT/plot-latency.svg"
+	grep -q '>boundary<' "$LAT/plot-latency.svg"
+	# the size sweep marks each LLC multiple
+	for m in 0.25 1 4; do grep -qF ">${m}x LLC<" "$SIZE/plot-bandwidth-size.svg"; done
+}
+
+@test "the OS-reported cache sizes are marked on the latency plot when the OS reports them" {
+	# This VM's sysfs reports no caches; give the step's JSON one, as a
+	# machine that reports them would have written it.
+	jq '.bench.system.caches = [{name: "L2", level: 2, type: "Unified", bytes: 65536, line: 64, instances: 1}]' \
+		"$LAT/step-001.json" >"$BATS_TEST_TMPDIR/s.json"
+	cp "$BATS_TEST_TMPDIR/s.json" "$LAT/step-001.json"
+	run "$REPORT" "$LAT"
+	assert_success
+	grep -q '>L2 (OS)<' "$LAT/plot-latency.svg"
+	grep -q '>OS cache size<' "$LAT/plot-latency.svg"
+}
+
+# path_without_gnuplot: a PATH that holds only the commands report needs
+# (trimmed_path links all of /usr/bin, which is slow on a busy machine).
+path_without_gnuplot() {
+	local bin=$BATS_TEST_TMPDIR/bin-no-gnuplot c p
+	mkdir -p "$bin"
+	for c in bash sh env jq awk sed grep cut sort tr head tail mktemp rm mv cat chmod mkdir \
+		dirname basename find hostname id uname wc paste cp ls; do
+		p=$(command -v "$c") && ln -sf "$p" "$bin/$c"
+	done
+	printf '%s' "$bin"
+}
+
+@test "no gnuplot: said once, tables written all the same, no plot files" {
+	bin=$(path_without_gnuplot)
+	[ ! -e "$bin/gnuplot" ]
+	run env PATH="$bin" "$REPORT" --html --format md,csv "$SIZE" "$LAT"
+	assert_success
+	[ "$(printf '%s\n' "$output" | grep -c 'gnuplot is not installed')" = 1 ]
+	[ -s "$SIZE/report.md" ] && [ -s "$SIZE/report-bandwidth.csv" ] && [ -s "$LAT/report-levels.csv" ]
+	[ -s "$SIZE/report.html" ]
+	grep -q 'No plots: gnuplot was not installed' "$SIZE/report.html"
+	run find "$SIZE" "$LAT" -name 'plot-*'
+	assert_output ''
+}
+
+# chromium_shot HTML PNG: load HTML in headless chromium at 1024x800, write
+# a screenshot; the console messages land in $BATS_TEST_TMPDIR/console.
+chromium_shot() {
+	local prof
+	prof=$(mktemp -d "$BATS_TEST_TMPDIR/chromium.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 --hide-scrollbars --window-size=1024,800 \
+		--screenshot="$2" "file://$1" >/dev/null 2>"$BATS_TEST_TMPDIR/chromium.log"
+	grep 'CONSOLE' "$BATS_TEST_TMPDIR/chromium.log" >"$BATS_TEST_TMPDIR/console" || true
+}
+
+# The first plot's box, as report.html's CSS places it: below the 88px
+# header and an 8px margin, 16px from the left, 800x480.
+plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
+
+@test "report.html: one file, no URL at all, loads in headless chromium without console errors, and shows the plot" {
+	command -v chromium >/dev/null || skip "chromium is not installed (./setup --test installs it)"
+	run "$REPORT" --html "$LAT"
+	assert_success
+	html=$LAT/report.html
+	[ -s "$html" ]
+	# nothing that could fetch: no URL, no element or CSS rule that loads,
+	# no reference but the SVG's own #ids
+	run grep -cE "https?:|//[a-z]|<(link|script|img|iframe|object|embed)|@import|url\(|(src|href)=[\"'][^#]" "$html"
+	assert_output 0
+	grep -q '<svg' "$html"
+	grep -q 'Latency levels' "$html"
+	grep -q 'Provenance (provenance.txt)' "$html"
+	grep -q '<td>variant</td>\|Run rules\|ns per dependent load' "$html"
+	chromium_shot "$html" "$BATS_TEST_TMPDIR/shot.png"
+	run cat "$BATS_TEST_TMPDIR/console"
+	assert_output ''
+	n=$(plot_pixels "$BATS_TEST_TMPDIR/shot.png")
+	[ "$n" -ge 1000 ]
+	# The same page without its plot fails the check: the region is blank.
+	sed '/<svg/,/<\/svg>/d' "$html" >"$BATS_TEST_TMPDIR/noplot.html"
+	run grep -c '<svg' "$BATS_TEST_TMPDIR/noplot.html"
+	assert_output 0
+	chromium_shot "$BATS_TEST_TMPDIR/noplot.html" "$BATS_TEST_TMPDIR/noplot.png"
+	n=$(plot_pixels "$BATS_TEST_TMPDIR/noplot.png")
+	[ "$n" -lt 1000 ]
+}
+
+@test "the console check sees an error: a page that logs one is caught" {
+	command -v chromium >/dev/null || skip "chromium is not installed (./setup --test installs it)"
+	printf '<!DOCTYPE html><title>x</title><script>console.error("planted")</script>\n' >"$BATS_TEST_TMPDIR/bad.html"
+	chromium_shot "$BATS_TEST_TMPDIR/bad.html" "$BATS_TEST_TMPDIR/bad.png"
+	grep -q planted "$BATS_TEST_TMPDIR/console"
+}
+
+@test "report.html escapes what it takes from files: host names, labels, provenance" {
+	jq '.bench.system.hostname = "<b>h&x</b>" | .params.Label = "<i onload=x>\"q\""' "$TINY/step-001.json" >"$BATS_TEST_TMPDIR/s.json"
+	cp "$BATS_TEST_TMPDIR/s.json" "$TINY/step-001.json"
+	printf '<script>alert(1)</script>\n' >>"$TINY/provenance.txt"
+	run "$REPORT" --html "$TINY"
+	assert_success
+	html=$TINY/report.html
+	grep -qF '&lt;b&gt;h&amp;x&lt;/b&gt;' "$html"
+	grep -qF '&lt;i onload=x&gt;&quot;q&quot;' "$html"
+	grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$html"
+	run grep -cE '<b>h|<i onload|<script' "$html"
+	assert_output 0
+}
+
+@test "a parent directory: an index with one row per run, linked to the reports" {
+	run "$REPORT" --html "$LAT"
+	assert_success
+	run "$REPORT" --html --format md,csv "$W"
+	assert_success
+	n=$(find "$W" -mindepth 2 -maxdepth 2 -type d | wc -l)
+	[ "$n" = 8 ]
+	[ "$(($(wc -l <"$W/report-index.csv") - 1))" = "$n" ]
+	for d in "$TINY" "$SIZE" "$THREADS" "$LAT" "$FREQ" "$MATRIX" "$PAGES" "$TIMING"; do
+		grep -qF "${d#"$W"/}" "$W/report-index.csv"
+		grep -qF "${d#"$W"/}" "$W/report.md"
+	done
+	grep -q 'size sweep' "$W/report-index.csv"
+	grep -q 'frequency sweep' "$W/report-index.csv"
+	grep -q ',matrix,' "$W/report-index.csv"
+	grep -q 'page-mode sweep' "$W/report-index.csv"
+	grep -q 'latency timing' "$W/report-index.csv"
+	# the best Triad of the sweep-size row is the largest of its steps
+	best=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$SIZE"/step-*.json | sort -g | tail -n 1)
+	grep -F "${SIZE#"$W"/}," "$W/report-index.csv" | grep -qF ",$best,"
+	# a run that has its report.html is linked
+	grep -qF "<a href=\"${LAT#"$W"/}/report.html\">" "$W/report.html"
+	# a host directory works as well as the root
+	run "$REPORT" --format csv "$HOSTDIR"
+	assert_success
+	[ "$(($(wc -l <"$HOSTDIR/report-index.csv") - 1))" = "$n" ]
+}
+
+@test "-o writes elsewhere and leaves the run directory as it was" {
+	before=$(find "$SIZE" | sort)
+	run "$REPORT" --html --format md,csv,txt -o "$BATS_TEST_TMPDIR/out" "$SIZE"
+	assert_success
+	[ "$(find "$SIZE" | sort)" = "$before" ]
+	for f in report.md report.txt report-bandwidth.csv report.html plot-bandwidth-size.svg plot-bandwidth-size.png; do
+		[ -s "$BATS_TEST_TMPDIR/out/$f" ]
+	done
+}
+
+@test "bad input: one line on stderr, exit 2, nothing written" {
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$REPORT" "$BATS_TEST_TMPDIR/empty"
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial 'not a results directory'
+	run find "$BATS_TEST_TMPDIR/empty" -mindepth 1
+	assert_output ''
+
+	run "$REPORT" "$BATS_TEST_TMPDIR/nope"
+	assert_failure 2
+	assert_output "report: $BATS_TEST_TMPDIR/nope: no such directory"
+
+	printf '{"schema": "membench-harness/1", "bench": {' >"$THREADS/step-002.json"
+	run "$REPORT" --html --format md,csv "$THREADS"
+	assert_failure 2
+	assert_equal "${#lines[@]}" 1
+	assert_output "report: $THREADS/step-002.json: not readable JSON"
+	run find "$THREADS" -name 'report*' -o -name 'plot-*' -o -name '.report.*'
+	assert_output ''
+
+	printf '{"results": [' >"$MATRIX/cells/001/run-1/result.json"
+	run "$REPORT" "$MATRIX"
+	assert_failure 2
+	assert_output --partial 'cells/001/run-1/result.json: not readable JSON'
+
+	run "$REPORT" --format pdf "$SIZE"
+	assert_failure 2
+	assert_output "report: --format wants md, csv or txt (comma-separated), not 'pdf'"
+	run "$REPORT" -o "$BATS_TEST_TMPDIR/o" "$SIZE" "$LAT"
+	assert_failure 2
+	assert_output 'report: -o takes one DIR, not 2'
+	run "$REPORT"
+	assert_failure 2
+	run "$REPORT" --no-such-option
+	assert_failure 2
+	assert_output "report: unknown option '--no-such-option' (see --help)"
+}
+
+@test "an index notes a run it cannot read instead of failing" {
+	printf 'not json' >"$THREADS/step-001.json"
+	run "$REPORT" --format csv "$W"
+	assert_success
+	grep -F "${THREADS#"$W"/}," "$W/report-index.csv" | grep -q 'unreadable'
+}
