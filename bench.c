@@ -431,6 +431,38 @@ static void nt_fence(void) { __sync_synchronize(); }
 #endif
 #endif
 
+/* What stores asked to stream (--stores nt or auto) really are where
+ * this target has no vector streaming store; NULL where it has one. */
+static const char *nt_fallback(void)
+{
+#if HAVE_VEC_NT
+	return NULL;
+#elif HAVE_NT
+	return "the compiler's __builtin_nontemporal_store, one element at a "
+	       "time (no vector streaming store for this target; the compiler "
+	       "may emit plain stores)";
+#else
+	return "plain stores (this target has no streaming store)";
+#endif
+}
+
+/* The data cache line the OS passes in the auxiliary vector (PowerPC's
+ * AT_DCACHEBSIZE; qemu-user passes it too), 0 where it passes none. */
+#if defined(__linux__) && defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16))
+#include <sys/auxv.h>
+#define HAVE_GETAUXVAL 1
+#endif
+static int auxv_cache_line(void)
+{
+#if defined(HAVE_GETAUXVAL) && defined(AT_DCACHEBSIZE)
+	unsigned long v = getauxval(AT_DCACHEBSIZE);
+	return v >= 16 && v <= 4096 && (v & (v - 1)) == 0 ? (int)v : 0;
+#else
+	return 0;
+#endif
+}
+
 /* Run-time instruction-set dispatch.  A plain `cc -O3 bench.c` targets
  * the oldest CPU of its architecture (SSE2 on x86-64), so gcc and clang
  * compile the bandwidth kernels once more per wider ISA with the target
@@ -570,6 +602,17 @@ static int allowed_cpus(int *cpus, int max)
 	(void)cpus;
 	(void)max;
 	return n;
+}
+
+/* The kernel's account of this process's mappings (Linux smaps), or
+ * NULL where the OS keeps none: callers then report "unknown". */
+static FILE *open_self_smaps(void)
+{
+#ifdef __linux__
+	return fopen("/proc/self/smaps", "r");
+#else
+	return NULL;
+#endif
 }
 
 /* Paths of the kernel's pseudo-files, redirectable for tests. */
@@ -1909,15 +1952,55 @@ static unsigned long thp_page_kib(void)
 	return 2048;
 }
 
-/* What the kernel really gave us for [addr, addr+bytes): the page size
- * of the mapping that holds most of it and the share of resident memory
- * on huge pages (THP, hugetlbfs or shmem THP), from /proc/self/smaps. */
+/* What the kernel really gave us for [addr, addr+bytes), from smaps:
+ * the page size of the mapping that holds most of it and the share of
+ * resident memory on huge pages (THP, hugetlbfs or shmem THP); and that
+ * mapping (VMA) itself as the kernel describes it, so a test can check
+ * which allocator served the array against an independent source. */
 struct page_report {
 	int known;
 	unsigned long page_kib;        /* the page size most memory sits on */
 	unsigned long kernel_page_kib; /* the mapping's KernelPageSize */
 	double huge_pct;
+	/* the VMA that holds most of the array; its fields are the VMA's
+	 * own, so they cover the other arrays that share it */
+	unsigned long long vma_start, vma_end;
+	int vmas;                      /* VMAs the array overlaps */
+	char vma_name[256];            /* "" anonymous, [heap], /SYSV..., a path */
+	unsigned long long inode;      /* SysV shm: the segment's shmid */
+	unsigned long mmu_page_kib;
+	unsigned long long rss_kib, anon_huge_kib, hugetlb_kib;
+	char vmflags[160];             /* "rd wr mr mw me ac hg", "" unknown */
 };
+
+/* The fields of the VMA currently read from smaps. */
+struct smaps_vma {
+	unsigned long long start, end, inode;
+	char name[256];
+	unsigned long kps, mmu;
+	unsigned long long rss, anon_huge, hugetlb;
+	char vmflags[160];
+};
+
+/* Keep v's mapping in pr when it covers more of the array than the one
+ * kept so far. */
+static void page_report_keep(struct page_report *pr, const struct smaps_vma *v,
+			     unsigned long long cover, unsigned long long *best)
+{
+	if (cover <= *best)
+		return;
+	*best = cover;
+	pr->kernel_page_kib = v->kps;
+	pr->mmu_page_kib = v->mmu;
+	pr->vma_start = v->start;
+	pr->vma_end = v->end;
+	pr->inode = v->inode;
+	pr->rss_kib = v->rss;
+	pr->anon_huge_kib = v->anon_huge;
+	pr->hugetlb_kib = v->hugetlb;
+	memcpy(pr->vma_name, v->name, sizeof(pr->vma_name));
+	memcpy(pr->vmflags, v->vmflags, sizeof(pr->vmflags));
+}
 
 static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 {
@@ -1926,53 +2009,104 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 	uintptr_t lo = (uintptr_t)addr, hi = lo + bytes;
 	int inside = 0;
 	unsigned long long best = 0, cover = 0, rss = 0, huge = 0;
-	unsigned long kps = 0;
+	struct smaps_vma v;
 
 	memset(pr, 0, sizeof(*pr));
-	f = fopen("/proc/self/smaps", "r");
+	memset(&v, 0, sizeof(v));
+	f = open_self_smaps();
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, v;
+		unsigned long long s, e, val;
 		char key[64];
-		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 && strchr(line, '-') &&
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &s, &e,
+			   &val, &name_at) == 3 && name_at > 0 &&
 		    isxdigit((unsigned char)line[0])) {
+			size_t n;
+			if (inside) /* the VMA before this header is complete */
+				page_report_keep(pr, &v, cover, &best);
 			inside = s < hi && e > lo;
-			if (inside)
-				cover = (e < hi ? e : hi) - (s > lo ? s : lo);
+			if (!inside)
+				continue;
+			memset(&v, 0, sizeof(v));
+			v.start = s;
+			v.end = e;
+			v.inode = val;
+			snprintf(v.name, sizeof(v.name), "%.255s", line + name_at);
+			n = strlen(v.name);
+			while (n > 0 && isspace((unsigned char)v.name[n - 1]))
+				v.name[--n] = '\0';
+			cover = (e < hi ? e : hi) - (s > lo ? s : lo);
+			pr->vmas++;
 			continue;
 		}
-		if (!inside || sscanf(line, "%63[^:]: %llu", key, &v) != 2)
+		if (!inside)
+			continue;
+		if (strncmp(line, "VmFlags:", 8) == 0) {
+			size_t n;
+			const char *fl = line + 8;
+			while (*fl == ' ')
+				fl++;
+			snprintf(v.vmflags, sizeof(v.vmflags), "%.159s", fl);
+			n = strlen(v.vmflags);
+			while (n > 0 && isspace((unsigned char)v.vmflags[n - 1]))
+				v.vmflags[--n] = '\0';
+			continue;
+		}
+		if (sscanf(line, "%63[^:]: %llu", key, &val) != 2)
 			continue;
 		if (strcmp(key, "Rss") == 0) {
-			rss += v;
+			rss += val;
+			v.rss = val;
 		} else if (strcmp(key, "AnonHugePages") == 0 ||
 			   strcmp(key, "ShmemPmdMapped") == 0 ||
 			   strcmp(key, "FilePmdMapped") == 0) {
-			huge += v;
+			huge += val;
+			v.anon_huge += val;
 		} else if (strcmp(key, "Private_Hugetlb") == 0 ||
 			   strcmp(key, "Shared_Hugetlb") == 0) {
 			/* hugetlb pages are not counted in Rss */
-			huge += v;
-			rss += v;
+			huge += val;
+			rss += val;
+			v.hugetlb += val;
 		} else if (strcmp(key, "KernelPageSize") == 0) {
-			if (cover > best) {
-				best = cover;
-				kps = (unsigned long)v;
-			}
+			v.kps = (unsigned long)val;
+		} else if (strcmp(key, "MMUPageSize") == 0) {
+			v.mmu = (unsigned long)val;
 		}
 	}
+	if (inside)
+		page_report_keep(pr, &v, cover, &best);
 	fclose(f);
 	pr->known = best > 0;
-	pr->kernel_page_kib = kps;
-	pr->page_kib = kps;
+	pr->page_kib = pr->kernel_page_kib;
 	pr->huge_pct = rss ? 100.0 * (double)huge / (double)rss : 0.0;
 	if (pr->huge_pct > 100.0)
 		pr->huge_pct = 100.0;
 	/* THP keeps KernelPageSize at the base size; when most memory is on
 	 * transparent huge pages, report their size instead. */
-	if (pr->huge_pct >= 50.0 && kps < thp_page_kib())
+	if (pr->huge_pct >= 50.0 && pr->kernel_page_kib < thp_page_kib())
 		pr->page_kib = thp_page_kib();
+}
+
+/* One compact line's worth of pr's mapping into buf: range, size, name,
+ * page size, huge coverage and the kernel's VmFlags. */
+static void format_mapping(char *buf, size_t len, const struct page_report *pr)
+{
+	char size[32];
+	if (!pr->known) {
+		snprintf(buf, len, "unknown (no smaps on this system)");
+		return;
+	}
+	format_bytes(size, sizeof(size), pr->vma_end - pr->vma_start);
+	snprintf(buf, len, "%llx-%llx (%s%s) %s, KernelPageSize %lu KiB, "
+		 "AnonHugePages %llu KiB, Hugetlb %llu KiB, VmFlags %s",
+		 pr->vma_start, pr->vma_end, size,
+		 pr->vmas > 1 ? ", one of several" : "",
+		 pr->vma_name[0] ? pr->vma_name : "anonymous",
+		 pr->kernel_page_kib, pr->anon_huge_kib, pr->hugetlb_kib,
+		 pr->vmflags[0] ? pr->vmflags : "unknown");
 }
 
 /* --placement: where the array really sits in physical memory, page by
@@ -2342,6 +2476,8 @@ struct system_info {
 	long long hp_total, hp_free, hp_rsvd, hp_kib;
 	struct cache_info caches[MAX_CACHES];
 	int ncaches;
+	int line;                /* data cache line in bytes, 0 unknown */
+	const char *line_source; /* where the OS said so */
 };
 
 static const char *compiler_name(void)
@@ -2577,12 +2713,7 @@ static unsigned long long reported_cache(const struct system_info *si,
 /* The L1 data cache's line size, 0 if not reported. */
 static int reported_line(const struct system_info *si)
 {
-	int i, line = 0;
-	for (i = 0; i < si->ncaches; i++)
-		if (si->caches[i].level == 1 &&
-		    strcmp(si->caches[i].type, "Instruction") != 0)
-			line = si->caches[i].line;
-	return line;
+	return si->line;
 }
 
 static void collect_system(struct system_info *si)
@@ -2592,6 +2723,7 @@ static void collect_system(struct system_info *si)
 	time_t t = time(NULL);
 	FILE *f;
 	char *lb, *rb;
+	int i;
 
 	memset(si, 0, sizeof(*si));
 	if (gethostname(si->hostname, sizeof(si->hostname) - 1) != 0)
@@ -2650,6 +2782,15 @@ static void collect_system(struct system_info *si)
 	si->hp_rsvd = meminfo_value("HugePages_Rsvd");
 	si->hp_kib = meminfo_value("Hugepagesize");
 	collect_caches(si);
+	/* the L1 data line from sysfs; else what the auxiliary vector says */
+	for (i = 0; i < si->ncaches; i++)
+		if (si->caches[i].level == 1 && si->caches[i].line > 0 &&
+		    strcmp(si->caches[i].type, "Instruction") != 0) {
+			si->line = si->caches[i].line;
+			si->line_source = "sysfs";
+		}
+	if (!si->line && (si->line = auxv_cache_line()) > 0)
+		si->line_source = "auxv AT_DCACHEBSIZE";
 }
 
 /* ======================================================================
@@ -2911,6 +3052,10 @@ static void print_system_text(const struct system_info *si)
 			printf(" x%d", si->caches[i].instances);
 	}
 	printf("%s\n", si->ncaches ? "" : " none");
+	if (si->line)
+		printf("Cache line: %d bytes (%s)\n", si->line, si->line_source);
+	else
+		printf("Cache line: unknown (the OS reports none)\n");
 	format_bytes(b1, sizeof(b1), si->phys_mem);
 	printf("Memory: %s, THP %s, huge pages %lld total %lld free of %lld KiB\n",
 	       b1, si->thp, si->hp_total, si->hp_free, si->hp_kib);
@@ -2985,8 +3130,47 @@ static void json_system(const struct system_info *si)
 		json_close('}');
 	}
 	json_close(']');
+	if (si->line)
+		json_int("cache_line", si->line);
+	else
+		json_str("cache_line", NULL);
+	json_str("cache_line_source", si->line_source);
 	json_str("timestamp", si->timestamp);
 	json_close('}');
+}
+
+/* The mapping that holds an array (struct page_report) as a "mapping"
+ * object, null where the OS keeps no smaps. */
+static void json_mapping(const struct page_report *pr)
+{
+	char hex[32];
+	if (!pr->known) {
+		json_str("mapping", NULL);
+		return;
+	}
+	json_open("mapping", '{');
+	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_start);
+	json_str("start", hex);
+	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_end);
+	json_str("end", hex);
+	json_str("name", pr->vma_name);
+	json_int("inode", (long long)pr->inode);
+	json_int("vmas", pr->vmas);
+	json_int("kernel_page_kib", (long long)pr->kernel_page_kib);
+	json_int("mmu_page_kib", (long long)pr->mmu_page_kib);
+	json_int("rss_kib", (long long)pr->rss_kib);
+	json_int("anon_huge_kib", (long long)pr->anon_huge_kib);
+	json_int("hugetlb_kib", (long long)pr->hugetlb_kib);
+	json_str("vmflags", pr->vmflags);
+	json_close('}');
+}
+
+/* An address as JSON reads it back exactly: a hex string. */
+static void json_address(const char *key, const void *p)
+{
+	char hex[32];
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(uintptr_t)p);
+	json_str(key, hex);
 }
 
 /* Every JSON document starts here: schema, mode, build and system. */
@@ -3801,6 +3985,8 @@ static void print_placement_text(const struct options *o,
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
+	if (o->nt_stores != STORES_PLAIN && nt_fallback())
+		printf("Stores fallback: %s\n", nt_fallback());
 	print_isa_text(o, r);
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
@@ -3812,6 +3998,11 @@ static void print_placement_text(const struct options *o,
 			printf("%s %c unknown", i ? "," : "", array_names[i]);
 	}
 	printf("\n");
+	for (i = 0; i < 3; i++) {
+		char map[1024];
+		format_mapping(map, sizeof(map), &r->pages[i]);
+		printf("Mapping %c: %s\n", array_names[i], map);
+	}
 	printf("Binding: %s\n", bind);
 	printf("Thread CPUs:");
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
@@ -4002,6 +4193,8 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_str("stores", stores_used(o, r));
+	json_str("stores_fallback",
+		 o->nt_stores != STORES_PLAIN ? nt_fallback() : NULL);
 	json_int("calibration_passes", (long long)r->ncal);
 	json_num("calibration_s", r->cal_s);
 	json_str("isa", isa_names[r->isa]);
@@ -4032,6 +4225,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_str("name", name);
 		json_int("bytes", (long long)r->reg[i].bytes);
 		json_int("address_mod_4k", (long long)((uintptr_t)r->reg[i].data % 4096));
+		json_address("address", r->reg[i].data);
 		if (r->pages[i].known) {
 			json_int("page_kib", (long long)r->pages[i].page_kib);
 			json_int("kernel_page_kib",
@@ -4042,6 +4236,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 			json_str("kernel_page_kib", NULL);
 			json_str("huge_pct", NULL);
 		}
+		json_mapping(&r->pages[i]);
 		if (o->placement)
 			phys_json("physical", &r->phys[i], r->pages[i].huge_pct);
 		else
@@ -4229,6 +4424,9 @@ static void stream_check(const struct options *o)
 	if (o->nt_stores == STORES_NT && !HAVE_NT)
 		warn("streaming stores were requested but are not available on "
 		     "this target; plain stores are used");
+	else if (o->nt_stores != STORES_PLAIN && nt_fallback())
+		warn("--stores %s: streaming stores fall back to %s",
+		     store_names[o->nt_stores], nt_fallback());
 }
 
 static void stream_allocate(const struct options *o, struct stream_run *r)
@@ -5381,6 +5579,29 @@ struct lat_loaded_curve {
 
 #define LAT_LOADED_ROWS (LAT_MAX_RW * (LAT_MAX_DELAYS + 1))
 
+/* --load-threads N runs N + 1 threads, the chase and N loads, each meant
+ * to have a CPU of its own: when bench may run on fewer CPUs, threads
+ * take turns and the chase times the turns, not the memory.  Say so
+ * once, before anything is measured (a run may still want it: a loaded
+ * curve on a small VM is better than none). */
+static void lat_load_check_cpus(const struct options *o)
+{
+	static int checked;
+	int cpus[MAX_THREADS], n;
+	if (checked || o->load_threads <= 0 || o->curve_in)
+		return;
+	checked = 1;
+	n = allowed_cpus(cpus, MAX_THREADS);
+	if (n <= 0)
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (n == 1)
+		warn("--load-threads %d: only one CPU is allowed, so the load "
+		     "threads share it with the chase", o->load_threads);
+	else if (n > 1 && o->load_threads > n - 1)
+		warn("--load-threads %d: only %d CPUs besides the chase's are "
+		     "allowed, so load threads share CPUs", o->load_threads, n - 1);
+}
+
 /* One latency run: the curve, its summaries, and what --chains and
  * --load-threads measured. */
 struct lat_run {
@@ -5591,12 +5812,7 @@ static void lat_loaded_run(const struct options *o, void *head,
 			    : i == 0 || ncpu == 1 ? r->cpus[0]
 			    : r->cpus[1 + (i - 1) % (ncpu - 1)];
 	r->load_shared = ncpu == 1 ? 1 : ncpu > 1 && nl > ncpu - 1 ? 2 : 0;
-	if (r->load_shared == 1)
-		warn("--load-threads %d: only one CPU is allowed, so the load "
-		     "threads share it with the chase", nl);
-	else if (r->load_shared == 2)
-		warn("--load-threads %d: only %d CPUs besides the chase's are "
-		     "allowed, so load threads share CPUs", nl, ncpu - 1);
+	/* lat_load_check_cpus() said so, before the curve was measured */
 	for (i = 0; i < nl; i++) {
 		size_t j;
 		if (region_alloc(&l.arrays[i], r->load_bytes, A_MMAP, 0, NULL) != 0)
@@ -5907,7 +6123,7 @@ static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
 {
-	char b[32];
+	char b[32], map[1024];
 	int i;
 	format_bytes(b, sizeof(b), o->lat_max);
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
@@ -5915,6 +6131,8 @@ static void lat_print_summary(const struct options *o,
 	       lat_pattern_names[o->pattern], alloc_names[r->plan.mode], b,
 	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
 	       r->cpu);
+	format_mapping(map, sizeof(map), &r->pages);
+	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
 	if (o->placement)
 		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
@@ -6000,6 +6218,8 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("bytes", (long long)r->bufs[0].bytes);
 	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
 	json_num("huge_pct", r->pages.huge_pct);
+	json_address("address", r->bufs[0].data);
+	json_mapping(&r->pages);
 	if (o->placement)
 		phys_json("physical", &r->phys, r->pages.huge_pct);
 	else
@@ -6398,7 +6618,11 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	memset(&r, 0, sizeof(r));
 	alloc_plan(&r.plan, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
+	lat_load_check_cpus(o);
 	lat_prepare(o, &r);
+	/* after every refusal, before the curve is measured */
+	if (out.text && !summary_only)
+		text_warnings("# WARNING: ");
 	lat_report_begin(o, summary_only);
 	lat_sweep(o, si, &r);
 	r.elapsed = now() - t_start;
@@ -7231,6 +7455,7 @@ static int all_mode(struct options *o, const struct system_info *si)
 	lat_check(o, si);
 	alloc_plan(&p, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
+	lat_load_check_cpus(o);
 	if (out.json)
 		json_begin("all", si);
 	rc = stream_mode(o, si, 1);

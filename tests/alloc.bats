@@ -1,7 +1,16 @@
 #!/usr/bin/env bats
-# Every allocation mode runs, validates and reports the pages it got.
+# Every allocation mode runs, validates, and gets the memory it names.
+# bench reports each array's mapping as the kernel's smaps describes it;
+# each test checks that mapping against a source bench does not control:
+# the binary's symbol table and the loader's entry point (static), glibc
+# serving malloc from the brk heap (malloc), the System V segment list
+# (shm), the huge page pool (hugetlb), and the madvise flag (thp).
 
 load test_helper
+
+# glibc serves allocations below this from the brk heap ([heap] in smaps)
+# instead of mmap; 32 MiB is the largest value the tunable accepts.
+HEAP_TUNABLE=glibc.malloc.mmap_threshold=33554432
 
 alloc_runs() {
 	run "$BENCH" -s 600000 -n 3 --alloc "$1" --json
@@ -11,38 +20,201 @@ alloc_runs() {
 	[[ "$output" == "$1"$'\t'true$'\t'* ]]
 }
 
+# bench MODE ARGS...: a run whose JSON goes to $json, its stdout (the
+# loader's auxv, when asked for) to $aux. MODE stream or latency.
+json_run() {
+	local mode="$1"
+	shift
+	json="$BATS_TEST_TMPDIR/run.json"
+	aux="$BATS_TEST_TMPDIR/aux"
+	if [ "$mode" = stream ]; then
+		"$BENCH" -s 600000 -n 3 "$@" --json-file "$json" >"$aux"
+	else
+		"$BENCH" latency --min 1m --max 4m "$@" --json-file "$json" >"$aux"
+	fi
+}
+
+# The arrays (stream) or the chase buffer (latency) of $json, one per
+# line: name address bytes start end vmas kernel_page_kib hugetlb_kib
+# inode vmflags (spaces as commas) and the mapping's name ("-" if none).
+buffers() {
+	jq -r '(if .mode == "stream" then .run.arrays[]
+		else (.run.buffer + {name: "chase"}) end)
+		| [.name, .address, .bytes, .mapping.start, .mapping.end,
+		   .mapping.vmas, .mapping.kernel_page_kib, .mapping.hugetlb_kib,
+		   .mapping.inode, (.mapping.vmflags | gsub(" "; ",")),
+		   (if .mapping.name == "" then "-" else .mapping.name end)]
+		| @tsv' "$json"
+}
+
+# Every buffer lies inside the one mapping bench reports for it.
+inside_mapping() {
+	local name addr bytes start end vmas rest n=0
+	while IFS=$'\t' read -r name addr bytes start end vmas rest; do
+		[ "$vmas" = 1 ] || { echo "$name spans $vmas mappings"; return 1; }
+		((start <= addr && addr + bytes <= end)) ||
+			{ echo "$name $addr+$bytes is outside $start-$end"; return 1; }
+		n=$((n + 1))
+	done < <(buffers)
+	[ "$n" -ge 1 ]
+}
+
+# flags_lack FLAG...: no buffer's VmFlags holds any FLAG.
+flags_lack() {
+	local flags f
+	for flags in $(buffers | cut -f10); do
+		for f in "$@"; do
+			[[ ",$flags," != *",$f,"* ]] ||
+				{ echo "VmFlags $flags holds $f"; return 1; }
+		done
+	done
+}
+
+# flags_have FLAG: every buffer's VmFlags holds FLAG.
+flags_have() {
+	local flags n=0
+	for flags in $(buffers | cut -f10); do
+		[[ ",$flags," == *",$1,"* ]] ||
+			{ echo "VmFlags $flags lacks $1"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ]
+}
+
+# names_are NAME: every buffer's mapping is named NAME ("-" anonymous).
+names_are() {
+	local got n=0
+	while IFS= read -r got; do
+		[ "$got" = "$1" ] || { echo "mapping named '$got', not '$1'"; return 1; }
+		n=$((n + 1))
+	done < <(buffers | cut -f11)
+	[ "$n" -ge 1 ]
+}
+
+# The static arrays are where the binary's symbol table puts them: the
+# load base (the loader's AT_ENTRY minus the ELF entry point) plus the
+# symbol's value from nm.  A buffer any allocator returns fails this.
+static_at_symbols() {
+	local entry base name addr sym n=0
+	if ! command -v nm >/dev/null || ! command -v readelf >/dev/null; then
+		skip "nm and readelf (binutils) are not installed"
+	fi
+	entry=$(awk '/^AT_ENTRY:/ {print $2}' "$aux")
+	[ -n "$entry" ] || skip "the loader shows no auxv (not glibc)"
+	base=$((entry - $(readelf -h "$BENCH" | awk '/Entry point address/ {print $4}')))
+	((base % 4096 == 0))
+	while IFS=$'\t' read -r name addr _; do
+		[ "$name" = chase ] && name=a
+		sym=$(nm "$BENCH" | awk -v s="static_$name" '$3 == s {print $1}')
+		[ -n "$sym" ] || { echo "nm finds no static_$name"; return 1; }
+		((addr == base + 0x$sym)) || {
+			printf '%s at %x, the symbol table says %x\n' "$name" \
+				"$addr" $((base + 0x$sym))
+			return 1
+		}
+		n=$((n + 1))
+	done < <(buffers)
+	[ "$n" -ge 1 ]
+}
+
+# System V segments while bench runs: poll ipcs until bench exits.
+shm_run() {
+	local mode="$1" pid
+	shift
+	command -v ipcs >/dev/null || skip "ipcs (util-linux) is not installed"
+	seen="$BATS_TEST_TMPDIR/ipcs"
+	: >"$seen"
+	json="$BATS_TEST_TMPDIR/run.json"
+	if [ "$mode" = stream ]; then
+		"$BENCH" -s 2000000 -n 40 --alloc shm "$@" --json-file "$json" >/dev/null &
+	else
+		"$BENCH" latency --max 8m --alloc shm "$@" --json-file "$json" >/dev/null &
+	fi
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		ipcs -m >>"$seen" 2>/dev/null || true
+	done
+	wait "$pid"
+}
+
+# Each buffer's mapping is a segment ipcs listed while bench ran: the
+# smaps inode of a SysV mapping is the segment's shmid; the segment's size
+# is the buffer's bytes plus its offset into the segment.
+shm_segments_seen() {
+	local name addr bytes start end vmas kps htlb inode rest n=0
+	while IFS=$'\t' read -r name addr bytes start end vmas kps htlb inode rest; do
+		[ "$inode" -gt 0 ] || { echo "$name: no shmid"; return 1; }
+		awk -v id="$inode" -v lo="$bytes" -v hi="$((bytes + 65536))" '
+			$2 == id && $5 >= lo && $5 <= hi { found = 1 }
+			END { exit !found }' "$seen" || {
+			echo "$name: ipcs never listed segment $inode of about $bytes bytes"
+			return 1
+		}
+		n=$((n + 1))
+	done < <(buffers)
+	[ "$n" -ge 1 ]
+}
+
+# ---------------------------------------------------------------- static
+
 @test "--alloc static uses the .bss arrays" {
 	alloc_runs static
 }
+
+@test "--alloc static: the arrays are at the symbol table's addresses" {
+	LD_SHOW_AUXV=1 json_run stream --alloc static
+	inside_mapping
+	static_at_symbols
+	flags_lack sh ht hg
+}
+
+@test "latency --alloc static: the chase buffer is static_a" {
+	LD_SHOW_AUXV=1 json_run latency --alloc static
+	inside_mapping
+	static_at_symbols
+	flags_lack sh ht hg
+}
+
+# ---------------------------------------------------------------- malloc
 
 @test "--alloc malloc" {
 	alloc_runs malloc
 }
 
+@test "--alloc malloc: arrays come from malloc's brk heap when glibc keeps it there" {
+	ldd --version 2>&1 | grep -qi 'glibc\|gnu libc' || skip "not glibc"
+	GLIBC_TUNABLES=$HEAP_TUNABLE json_run stream --alloc malloc
+	inside_mapping
+	names_are '[heap]'
+	flags_lack sh ht hg
+}
+
+@test "latency --alloc malloc: the chase buffer comes from malloc's heap" {
+	ldd --version 2>&1 | grep -qi 'glibc\|gnu libc' || skip "not glibc"
+	GLIBC_TUNABLES=$HEAP_TUNABLE json_run latency --alloc malloc
+	inside_mapping
+	names_are '[heap]'
+	flags_lack sh ht hg
+}
+
+# ------------------------------------------------------------------ mmap
+
 @test "--alloc mmap" {
 	alloc_runs mmap
 }
 
-@test "--alloc shm leaves no System V segment behind" {
-	before=$(ipcs -m 2>/dev/null | grep -c '^0x' || true)
-	alloc_runs shm
-	after=$(ipcs -m 2>/dev/null | grep -c '^0x' || true)
-	[ "$before" = "$after" ]
+@test "--alloc mmap: anonymous mappings, not malloc's heap, not shared" {
+	GLIBC_TUNABLES=$HEAP_TUNABLE json_run stream --alloc mmap
+	inside_mapping
+	names_are -
+	flags_lack sh ht hg
 }
 
-@test "--alloc thp obtains transparent huge pages when THP allows it" {
-	thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "[never]")
-	[[ "$thp" != *"[never]"* ]] || skip "THP is disabled on this machine"
-	run "$BENCH" -s 4000000 -n 3 --alloc thp --json
-	assert_success
-	run jq -r '.run.arrays[] | "\(.page_kib) \(.huge_pct)"' <<<"$output"
-	# 32 MB arrays on a 2 MiB-aligned madvised range: mostly huge
-	while read -r kib pct; do
-		[ "$kib" -ge 2048 ]
-		awk -v p="$pct" 'BEGIN { exit !(p >= 50) }'
-	done <<<"$output"
-	run "$BENCH" -s 4000000 -n 3 --alloc thp
-	assert_line --regexp '^Page size: a 2048 KiB \([0-9]+% huge\), b 2048 KiB'
+@test "latency --alloc mmap (its default): an anonymous mapping" {
+	GLIBC_TUNABLES=$HEAP_TUNABLE json_run latency --alloc mmap
+	inside_mapping
+	names_are -
+	flags_lack sh ht hg
 }
 
 @test "--alloc mmap stays on base pages under THP madvise" {
@@ -54,6 +226,67 @@ alloc_runs() {
 	assert_output 0
 }
 
+# ------------------------------------------------------------------- thp
+
+@test "--alloc thp obtains transparent huge pages when THP allows it" {
+	thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "[never]")
+	[[ "$thp" != *"[never]"* ]] || skip "THP is disabled on this machine"
+	run "$BENCH" -s 4000000 -n 3 --alloc thp --json
+	assert_success
+	run jq -r '.run.arrays[] | "\(.page_kib) \(.huge_pct) \(.mapping.anon_huge_kib)"' <<<"$output"
+	# 32 MB arrays on a 2 MiB-aligned madvised range: mostly huge
+	while read -r kib pct anon; do
+		[ "$kib" -ge 2048 ]
+		awk -v p="$pct" 'BEGIN { exit !(p >= 50) }'
+		[ "$anon" -ge 2048 ]
+	done <<<"$output"
+	run "$BENCH" -s 4000000 -n 3 --alloc thp
+	assert_line --regexp '^Page size: a 2048 KiB \([0-9]+% huge\), b 2048 KiB'
+}
+
+@test "--alloc thp: the arrays' mappings are madvised for huge pages (hg)" {
+	json_run stream --alloc thp
+	inside_mapping
+	flags_have hg
+	flags_lack sh ht
+}
+
+@test "latency --alloc thp: the chase buffer is madvised for huge pages" {
+	json_run latency --alloc thp
+	inside_mapping
+	flags_have hg
+	flags_lack sh ht
+}
+
+# ------------------------------------------------------------------- shm
+
+@test "--alloc shm leaves no System V segment behind" {
+	before=$(ipcs -m 2>/dev/null | grep -c '^0x' || true)
+	alloc_runs shm
+	after=$(ipcs -m 2>/dev/null | grep -c '^0x' || true)
+	[ "$before" = "$after" ]
+}
+
+@test "--alloc shm: each array is a System V segment that ipcs lists" {
+	shm_run stream
+	inside_mapping
+	names_are '/SYSV00000000 (deleted)'
+	flags_have sh
+	shm_segments_seen
+	run jq -r '.validation.ok' "$json"
+	assert_output true
+}
+
+@test "latency --alloc shm: the chase buffer is a System V segment" {
+	shm_run latency
+	inside_mapping
+	names_are '/SYSV00000000 (deleted)'
+	flags_have sh
+	shm_segments_seen
+}
+
+# --------------------------------------------------------------- hugetlb
+
 @test "--alloc hugetlb runs from a reserved pool and restores it" {
 	before=$(cat /proc/sys/vm/nr_hugepages)
 	with_hugepages 16 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --json
@@ -63,6 +296,42 @@ alloc_runs() {
 	[ "$(cat /proc/sys/vm/nr_hugepages)" = "$before" ]
 }
 
+# hugetlb_run MODE ARGS: json_run with a pool of 16 pages, restored.
+hugetlb_run() {
+	json="$BATS_TEST_TMPDIR/run.json"
+	if [ "$1" = stream ]; then
+		with_hugepages 16 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --json-file "$json"
+	else
+		with_hugepages 16 "$BENCH" latency --min 1m --max 4m --alloc hugetlb \
+			--json-file "$json"
+	fi
+	assert_success
+}
+
+# The kernel's page size for a hugetlb mapping is the pool's, and only
+# hugetlb mappings carry the ht flag.
+on_hugetlb_pages() {
+	local pool kps htlb
+	pool=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
+	while IFS=$'\t' read -r kps htlb; do
+		[ "$kps" = "$pool" ] || { echo "KernelPageSize $kps, pool $pool"; return 1; }
+		[ "$htlb" -ge "$pool" ] || { echo "Hugetlb $htlb KiB"; return 1; }
+	done < <(buffers | cut -f7,8)
+	flags_have ht
+}
+
+@test "--alloc hugetlb: each array is a hugetlb mapping on the pool's pages" {
+	hugetlb_run stream
+	inside_mapping
+	on_hugetlb_pages
+}
+
+@test "latency --alloc hugetlb: the chase buffer is a hugetlb mapping" {
+	hugetlb_run latency
+	inside_mapping
+	on_hugetlb_pages
+}
+
 @test "--alloc hugetlb with an empty pool exits 2, never SIGBUS" {
 	[ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" = 0 ] ||
 		skip "the real pool is not empty"
@@ -70,4 +339,29 @@ alloc_runs() {
 	assert_failure 2
 	assert_output ""
 	[[ "$stderr" == *"huge pages but only 0 are free"* ]]
+}
+
+# ------------------------------------------------------------------ text
+
+@test "the text reports one mapping line per array and for the chase buffer" {
+	run "$BENCH" -s 600000 -n 3 --alloc shm
+	assert_success
+	for a in a b c; do
+		assert_line --regexp "^Mapping $a: [0-9a-f]+-[0-9a-f]+ \(.*\) /SYSV00000000 \(deleted\), KernelPageSize 4 KiB, .*VmFlags .*\bsh\b"
+	done
+	run "$BENCH" latency --min 1m --max 2m --alloc thp
+	assert_success
+	assert_line --regexp '^# mapping of the chase buffer: [0-9a-f]+-[0-9a-f]+ \(.*\) anonymous, KernelPageSize [0-9]+ KiB, .*VmFlags .*\bhg\b'
+}
+
+@test "where the OS keeps no smaps, the mapping is unknown, never invented" {
+	# a build that believes it is not on Linux: the smaps shim has no file
+	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
+	run "$bin" -s 20000 -n 3
+	assert_success
+	assert_line 'Mapping a: unknown (no smaps on this system)'
+	run "$bin" -s 20000 -n 3 --json
+	assert_success
+	run jq -r '[.run.arrays[] | .mapping == null and .page_kib == null] | all' <<<"$output"
+	assert_output true
 }

@@ -97,6 +97,30 @@ one_line_refusal() {
 	[[ "$stderr" == *"--load-threads 1000"*"physical memory"* ]]
 }
 
+@test "--load-threads beyond the CPUs bench may run on is said once, before measuring" {
+	command -v taskset >/dev/null || skip "taskset is not installed"
+	taskset -c 0 true 2>/dev/null || skip "cannot bind to CPU 0"
+	note='--load-threads 1: only one CPU is allowed, so the load threads share it with the chase'
+	run --separate-stderr taskset -c 0 "$BENCH" latency --min 1M --max 1M --load-threads 1
+	assert_success
+	# the first line, above the curve that is printed as it is measured
+	[[ "${lines[0]}" == "# WARNING: $note"* ]]
+	[ "$(grep -c 'share it with the chase' <<<"$output")" -eq 1 ]
+	run taskset -c 0 "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
+	assert_success
+	run jq -r --arg n "$note" '[.warnings[] | select(startswith($n))] | length' <<<"$output"
+	assert_output 1
+}
+
+@test "--load-threads that fits the CPUs draws no CPU warning" {
+	command -v taskset >/dev/null || skip "taskset is not installed"
+	taskset -c 0,1 true 2>/dev/null || skip "this machine has fewer than 2 CPUs"
+	run taskset -c 0,1 "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
+	assert_success
+	run jq -r '[.warnings[] | select(contains("CPUs"))] | length' <<<"$output"
+	assert_output 0
+}
+
 @test "nothing is printed before a refusal" {
 	printf '"stride=64\n0.00049 1.1\nnot a point\n' >"$BATS_TEST_TMPDIR/bad"
 	run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/bad" --json
