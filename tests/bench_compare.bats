@@ -89,7 +89,19 @@ EOT
 		assert_line --regexp "^(PASS|MISS) $k: bench plain stores [0-9.]+x stream\.c; target >= 1\.00$"
 		assert_line --regexp "^(PASS|MISS) $k: auto spread [0-9.]+, stream\.c [0-9.]+; target: no worse$"
 	done
-	assert_line --regexp '^PASS Scale: auto [0-9.]+x the best config'
+	# Scale has no likwid peer, so its verdict rests on measured rates:
+	# whichever way they fall, PASS must mean a ratio of at least 0.98
+	line=$(grep -E '^(PASS|MISS) Scale: auto [0-9.]+x the best config' <<<"$output")
+	[ -n "$line" ]
+	ratio=$(sed -E 's/^[A-Z]+ Scale: auto ([0-9.]+)x.*/\1/' <<<"$line")
+	# (0.980 is printed for ratios on either side of the target)
+	if [ "$ratio" = 0.980 ]; then
+		:
+	elif awk -v r="$ratio" 'BEGIN { exit !(r >= 0.98) }'; then
+		[[ "$line" == PASS* ]]
+	else
+		[[ "$line" == MISS* ]]
+	fi
 	assert_line --regexp '^[1-9][0-9]* target\(s\) missed$'
 	# all of them alternate in one run
 	[[ "$stderr" == *"round 1 of 2: ref"*"round 1 of 2: lw-stream_avx512_fma"*"round 2 of 2: lw-stream_avx512_fma"*"round 2 of 2: ref"* ]]
