@@ -152,6 +152,11 @@ for r in csv.reader(open(sys.argv[1])): print("\t".join(r))' "$1"
 	assert_failure 2
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"cluster.json: missing"* ]]
+	# in an index it is a row that says why, in the verdict column
+	run "$REPORT" --format csv --no-plots -o "$BATS_TEST_TMPDIR/idx" "$BATS_TEST_TMPDIR"
+	assert_success
+	[ "$(csv_tsv "$BATS_TEST_TMPDIR/idx/report-index.csv" | awk -F'\t' '$1 == "cluster/x-job1" { print $2 "|" $7 "|" substr($9, 1, 11) }')" = \
+		"cluster||unreadable:" ]
 	printf '{"schema": "x", "cluster": {}}\n' >"$d/cluster.json"
 	run --separate-stderr "$REPORT" "$d"
 	assert_failure 2
