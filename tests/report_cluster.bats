@@ -42,6 +42,9 @@ setup_file() {
 	# --cluster-in exits 0 here: node04 is an outlier, none failed
 	cluster_run "$res" 20261130T130000Z-rows-job102 \
 		"$b" --cluster-in "$MEMBENCH_ROOT/tests/fixtures/cluster/threshold.txt"
+	# a node whose validation failed: bench-mpi exits 1 and still writes the JSON
+	! cluster_run "$res" 20261130T140000Z-bad-job103 \
+		"$b" --cluster-in "$MEMBENCH_ROOT/tests/fixtures/cluster/failed.txt"
 }
 
 need_mpi() {
@@ -54,6 +57,7 @@ setup() {
 	RES=$BATS_FILE_TMPDIR/results
 	TWO=$RES/cluster/20261130T120000Z-two-job101
 	ROWS=$RES/cluster/20261130T130000Z-rows-job102
+	BAD=$RES/cluster/20261130T140000Z-bad-job103
 }
 
 # csv_tsv FILE: a CSV table as TSV (quoted fields undone), header included.
@@ -130,12 +134,20 @@ for r in csv.reader(open(sys.argv[1])): print("\t".join(r))' "$1"
 	assert_failure
 }
 
-@test "the results root's index lists both cluster runs with their nodes and outliers" {
+@test "a node whose validation failed: its row says FAILED with the ranks, the others passed" {
+	run "$REPORT" --format csv --no-plots -o "$BATS_TEST_TMPDIR/out" "$BAD"
+	assert_success
+	diff <(csv_tsv "$BATS_TEST_TMPDIR/out/report-nodes.csv" | awk -F'\t' 'NR > 1 { print $1, $8 }') \
+		<(jq -r '.cluster.nodes[] | "\(.host) \(if .valid then "passed" else "FAILED (\(.failed_ranks) ranks)" end)"' "$BAD/cluster.json")
+	grep -q 'FAILED (1 ranks)' "$BATS_TEST_TMPDIR/out/report-nodes.csv"
+}
+
+@test "the results root's index lists every cluster run with its nodes, failed nodes and outliers" {
 	local out=$BATS_TEST_TMPDIR/idx
 	run "$REPORT" --format csv --no-plots -o "$out" "$RES"
 	assert_success
 	diff <(csv_tsv "$out/report-index.csv" | cut -f1,2,5,6,7,9 | tail -n +2) <(
-		for d in "$TWO" "$ROWS"; do
+		for d in "$TWO" "$ROWS" "$BAD"; do
 			jq -r --arg n "cluster/${d##*/}" '.cluster as $c | [$n, "cluster: \($c.node_count) nodes, \($c.ranks) ranks",
 				($c.nodes | length), ([$c.nodes[] | select(.valid == false)] | length),
 				([$c.nodes[].rates_mbs.triad] | max),
