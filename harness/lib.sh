@@ -1171,6 +1171,14 @@ progress_step() { # I WHAT [UNIT]: step (or UNIT) I of PROGRESS_N begins
 progress_done() { PROGRESS_W_DONE=$((PROGRESS_W_DONE + $1)); }
 
 # ------------------------------------------------------- statistics
+# median: the median of the numbers on stdin ("-" lines ignored).
+median() {
+	grep -v '^-$' | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) print "-";
+		      else if (NR % 2) print v[(NR + 1) / 2];
+		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # noise_rows: "faster", "slower" or "within noise" for every item, by one
 # stated rule (harness/compare's --help and docs/harness.md give it).
 # harness/compare and run-matrix's baseline columns both use it.  Reads
