@@ -232,7 +232,12 @@ signal_a_rank() {
 	shift 2
 	b=$(mpi_build "$flavour")
 	mpi_launcher "$flavour"
-	timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 4000000 -n 200 "$@" \
+	# Copy alone, a million times, lasts an hour on any machine (the other
+	# kernels cap -n, their values overflow): the run must still be in its
+	# timed loop when the signal comes (-n 200 ended before it on a fast
+	# CI machine, and kill found no process); the kill or the timeout
+	# ends it long before, and BOUND caps it
+	timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 4000000 -n 1000000 --kernels copy "$@" \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 &
 	lp=$!
 	for _ in $(seq 100); do
@@ -248,7 +253,11 @@ signal_a_rank() {
 	sleep 2 # past the set-up: the ranks are in the timed loop
 	# the higher pid is rank 1 (each MPI starts its ranks in order)
 	victim=$(printf '%s\n' "${pids[@]}" | sort -n | tail -n 1)
-	kill "-$sig" "$victim"
+	kill "-$sig" "$victim" || {
+		kill "$lp"
+		echo "rank pid $victim had gone before the signal"
+		return 1
+	}
 	launched=0
 	wait "$lp" || launched=$?
 	kill -KILL "$victim" 2>/dev/null || : # a stopped rank outlives the job
