@@ -15,7 +15,7 @@ setup_file() {
 	if ! "$BENCH" info --json | jq -e '.build.openmp != null' >/dev/null; then
 		return 0
 	fi
-	"$BENCH" latency --min 1M --max 1M --load-threads 1 --rw 1:0,2:1 \
+	"$BENCH" latency --min 512K --max 1M --load-threads 1 --rw 1:0,2:1 \
 		--delays 0,1000 --json-file "$BATS_FILE_TMPDIR/run.json" \
 		>"$BATS_FILE_TMPDIR/run.txt"
 }
@@ -65,13 +65,34 @@ refused() { refused_by latency "$@"; }
 @test "the text rows are the JSON rows" {
 	needs_openmp
 	local text json
-	text=$(awk '$1 == "#" && $2 ~ /^[0-9]+:[0-9]+$/ && NF == 6 {
-		print $2, $3, $4, $6 }' "$BATS_FILE_TMPDIR/run.txt")
+	text=$(awk '$1 == "#" && $2 ~ /^[0-9]+:[0-9]+$/ && NF == 7 {
+		print $2, $3, $4, $5, $7 }' "$BATS_FILE_TMPDIR/run.txt")
 	json=$(jq -r '.loaded.rows[] | [.rw, (if .idle then "idle" else .delay end),
-		(.ns * 100 | round / 100), (.load_mbs * 10 | round / 10)] | @tsv' \
+		.ns, .ns_min, .load_mbs] | @tsv' \
 		"$BATS_FILE_TMPDIR/run.json" |
-		awk -F'\t' '{ printf "%s %s %.2f %.1f\n", $1, $2, $3, $4 }')
+		awk -F'\t' '{ printf "%s %s %.2f %.2f %.1f\n", $1, $2, $3, $4, $5 }')
 	[ -n "$text" ]
+	[ "$text" = "$json" ] || {
+		printf 'text:\n%s\njson:\n%s\n' "$text" "$json"
+		return 1
+	}
+}
+
+@test "each row's minimum window is at most its median; the idle rows are compared with the sweep's point at the same size" {
+	needs_openmp
+	jq -e '
+		(.loaded.rows | all(.ns_min > 0 and .ns_min <= .ns)) and (.curve | length) > 1 and
+		.loaded.sweep_ns == .curve[-1].ns and .curve[-1].bytes == .loaded.bytes' \
+		"$BATS_FILE_TMPDIR/run.json" >/dev/null
+	# the text's comparison lines: one per idle row, its figures the JSON's
+	local text json
+	text=$(sed -n 's/^# idle row \([0-9:]*\) against the sweep at 1 MiB: \([0-9.]*\) ns against \([0-9.]*\) ns (\([-+][0-9.]*\)%)$/\1 \2 \3 \4/p' \
+		"$BATS_FILE_TMPDIR/run.txt")
+	json=$(jq -r '.loaded as $l | $l.rows[] | select(.idle) |
+		[.rw, .ns, $l.sweep_ns, 100 * (.ns / $l.sweep_ns - 1)] | @tsv' \
+		"$BATS_FILE_TMPDIR/run.json" |
+		awk -F'\t' '{ printf "%s %.2f %.2f %+.1f\n", $1, $2, $3, $4 }')
+	[ "$(wc -l <<<"$text")" -eq 2 ]
 	[ "$text" = "$json" ] || {
 		printf 'text:\n%s\njson:\n%s\n' "$text" "$json"
 		return 1
