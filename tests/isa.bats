@@ -136,6 +136,45 @@ cpu_levels() {
 	[ "$n" -eq 0 ]
 }
 
+# Which of the dispatched kernel functions a run enters, one name per
+# line (sse2, avx2, avx512), as gdb sees it: a dprintf at each function's
+# entry.  -fno-inline keeps kernels_sse2 a function of its own (gcc
+# otherwise inlines it, SSE2 being x86-64's baseline).
+entered_kernels() {
+	local bin="$1"
+	shift
+	gdb -q -batch -nx -ex 'set pagination off' \
+		-ex 'dprintf kernels_sse2,"ENTERED sse2\n"' \
+		-ex 'dprintf kernels_avx2,"ENTERED avx2\n"' \
+		-ex 'dprintf kernels_avx512,"ENTERED avx512\n"' \
+		-ex run --args "$bin" "$@" 2>&1 |
+		sed -n 's/^ENTERED \([a-z0-9]*\)$/\1/p' | sort -u
+}
+
+@test "kernel_span calls the kernels of the level the run reports, and no other (gdb at each function's entry)" {
+	command -v gdb >/dev/null || skip "gdb is not installed"
+	bin=$(build_variant noinline gcc -O2 -fopenmp -fno-inline)
+	# the breakpoints can be set, so each function exists in this build
+	nm "$bin" | grep -q ' kernels_sse2$'
+	nm "$bin" | grep -q ' kernels_avx512$'
+	for isa in $(cpu_levels); do
+		for stores in plain nt; do
+			got=$(entered_kernels "$bin" -s 2000 -n 2 -t 1 \
+				--kernels all --isa "$isa" --stores "$stores")
+			want=$isa
+			[ "$isa" != generic ] || want=""
+			[ "$got" = "$want" ] || {
+				echo "--isa $isa --stores $stores entered: ${got:-nothing}"
+				return 1
+			}
+		done
+	done
+	# auto picks the widest level, and runs only its kernels
+	got=$(entered_kernels "$bin" -s 2000 -n 2 -t 1 --kernels triad)
+	want=$("$bin" -s 2000 -n 2 -t 1 --kernels triad --json | jq -r .run.isa)
+	[ "$got" = "$want" ]
+}
+
 @test "--stores auto says which method won, by how much, and what calibration cost" {
 	run "$BENCH" -s 200000 -n 3 --stores auto --kernels all
 	assert_success
