@@ -131,3 +131,39 @@ EOT
 	[[ "$stderr" == *"skipping likwid-bench copy_avx512: it cannot run here (ERROR: cannot access topology)"* ]]
 	refute_line --partial '| lw-'
 }
+
+@test "--warmup: warm-up rounds run first, go to warmup.txt, and are left out of every figure" {
+	# copy_avx512 only; its probe run (1 MiB) says 5.0, the first timed
+	# run at the compared size (the warm-up) 900000.0, every later one 1000.0
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/likwid-bench" <<EOT
+#!/bin/bash
+[ "\$1" = -a ] && { echo "copy_avx512 - k"; exit 0; }
+case " \$* " in *" N:1600000B:"*) ;; *) echo "MByte/s:		5.0"; exit 0 ;; esac
+n=\$(cat "$BATS_TEST_TMPDIR/n" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$BATS_TEST_TMPDIR/n"
+if [ "\$n" = 0 ]; then echo "MByte/s:		900000.0"; else echo "MByte/s:		1000.0"; fi
+EOT
+	chmod +x "$BATS_TEST_TMPDIR/bin/likwid-bench"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 2 \
+		--warmup 1 --likwid -- -n 3
+	assert_success
+	[[ "$stderr" == *"warm-up round 1 of 1: ref"*"warm-up round 1 of 1: lw-copy_avx512"*"round 1 of 2: ref"* ]]
+	assert_line --partial '2 rounds after 1 warm-up round(s)'
+	# median, max and spread come from the two timed rounds only
+	assert_line --regexp '^\| lw-copy_avx512 \| Copy \| 1000\.0 \| 1000\.0 \| 1\.000 \|'
+	dir=$(ls -d "$MEMBENCH_RESULTS"/*/*-bench-compare)
+	grep -q '^lw-copy_avx512 900000.0 ' "$dir/warmup.txt"
+	[ "$(grep -c '^lw-copy_avx512 ' "$dir/rates.txt")" -eq 2 ]
+	[ "$(grep -c '^ref ' "$dir/warmup.txt")" -eq 1 ]
+	[ "$(grep -c '^ref ' "$dir/rates.txt")" -eq 2 ]
+	# --warmup 0 runs none; a bad count is refused
+	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --warmup 0 -- -n 3
+	assert_success
+	[[ "$stderr" != *"warm-up"* ]]
+	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" --ref "$MEMBENCH_ROOT/bench.c" --warmup -1
+	assert_failure 2
+	[[ "$stderr" == *"--warmup: '-1' is not a whole number of rounds from 0 to 100"* ]]
+}
