@@ -1053,16 +1053,25 @@ static unsigned long long parse_bytes(const char *flag, const char *s,
 	return v;
 }
 
+/* A comma list with no empty entry, copied into buf for strtok_r. */
+static void list_copy(const char *flag, const char *s, char *buf, size_t n)
+{
+	size_t len = s ? strlen(s) : 0;
+	if (len == 0)
+		die("%s: missing list", flag);
+	if (len >= n)
+		die("%s: list is too long", flag);
+	if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+		die("%s: '%s' has an empty entry", flag, s);
+	memcpy(buf, s, len + 1);
+}
+
 static unsigned parse_kernels(const char *s)
 {
 	unsigned mask = 0;
 	char buf[256], *tok, *save = NULL;
 	int k;
-	if (!s || !*s)
-		die("--kernels: missing list");
-	if (strlen(s) >= sizeof(buf))
-		die("--kernels: list is too long");
-	strcpy(buf, s);
+	list_copy("--kernels", s, buf, sizeof(buf));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "all") == 0) {
@@ -1090,11 +1099,7 @@ static unsigned parse_kernels(const char *s)
 static void parse_strides(const char *flag, const char *s, struct options *o)
 {
 	char buf[256], *tok, *save = NULL;
-	if (!s || !*s)
-		die("%s: missing value", flag);
-	if (strlen(s) >= sizeof(buf))
-		die("%s: list is too long", flag);
-	strcpy(buf, s);
+	list_copy(flag, s, buf, sizeof(buf));
 	o->nstrides = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -1143,19 +1148,6 @@ static enum lat_pattern parse_pattern(const char *s)
 			return (enum lat_pattern)k;
 	die("--pattern: unknown pattern '%s' (random, stride, page)", s ? s : "");
 	return P_RANDOM;
-}
-
-/* A comma list with no empty entry, copied into buf for strtok_r. */
-static void list_copy(const char *flag, const char *s, char *buf, size_t n)
-{
-	size_t len = s ? strlen(s) : 0;
-	if (len == 0)
-		die("%s: missing list", flag);
-	if (len >= n)
-		die("%s: list is too long", flag);
-	if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
-		die("%s: '%s' has an empty entry", flag, s);
-	memcpy(buf, s, len + 1);
 }
 
 static int gcd_int(int a, int b)

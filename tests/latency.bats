@@ -217,6 +217,13 @@ level() {
 	refused --stride 12
 }
 
+@test "bad input: a stride list with an empty entry, as every comma list" {
+	for l in 64,,128 ,64 64,; do
+		refused --stride "$l"
+		[[ "$stderr" == *"--stride: '$l' has an empty entry"* ]]
+	done
+}
+
 @test "bad input: a stride larger than --max" {
 	refused --stride 1M --max 64K
 	[[ "$stderr" == *"--stride 1048576"* ]]

@@ -71,6 +71,15 @@ refused() { refused_by "$@"; }
 	[[ "$stderr" == *"--kernels: unknown kernel 'nope'"* ]]
 }
 
+@test "a kernel list with an empty entry, as every comma list" {
+	for l in copy,,triad ,copy copy,; do
+		refused --kernels "$l"
+		[[ "$stderr" == *"--kernels: '$l' has an empty entry"* ]]
+	done
+	refused --kernels ''
+	[[ "$stderr" == *"--kernels: missing list"* ]]
+}
+
 @test "ntimes below 2 leaves nothing to time" {
 	refused -n 1
 	[[ "$stderr" == *"--ntimes: 1 is below the minimum 2"* ]]
