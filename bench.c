@@ -4121,6 +4121,19 @@ static void json_kernel_method(const struct stream_run *r, int k)
 		json_num("calibration_nt_s", best[SK_NT]);
 }
 
+/* One kernel's rates and times, as the standard run and --best's both
+ * give them: best and median rate, min, max and median time, spread. */
+static void json_kernel_times(const struct stream_run *r, int k)
+{
+	double bytes = kernel_bytes(k, r->n);
+	json_num("best_mbs", 1.0E-06 * bytes / r->min_t[k]);
+	json_num("median_mbs", 1.0E-06 * bytes / r->med_t[k]);
+	json_num("min_s", r->min_t[k]);
+	json_num("max_s", r->max_t[k]);
+	json_num("median_s", r->med_t[k]);
+	json_num("spread", r->max_t[k] / r->min_t[k]);
+}
+
 /* --best's figures: each kernel's fastest method, measured as STREAM
  * measures, and its ratio to the standard run's best rate. */
 static void json_best(const struct stream_run *r, unsigned kernels)
@@ -4135,17 +4148,11 @@ static void json_best(const struct stream_run *r, unsigned kernels)
 	json_bool("validated", b->valid);
 	json_open("results", '[');
 	for (k = 0; k < NKERNELS; k++) {
-		double bytes = kernel_bytes(k, b->n);
 		if (!(kernels & (1u << k)))
 			continue;
 		json_open(NULL, '{');
 		json_str("kernel", kernel_defs[k].display);
-		json_num("best_mbs", 1.0E-06 * bytes / b->min_t[k]);
-		json_num("median_mbs", 1.0E-06 * bytes / b->med_t[k]);
-		json_num("min_s", b->min_t[k]);
-		json_num("max_s", b->max_t[k]);
-		json_num("median_s", b->med_t[k]);
-		json_num("spread", b->max_t[k] / b->min_t[k]);
+		json_kernel_times(b, k);
 		json_num("ratio_to_standard", r->min_t[k] / b->min_t[k]);
 		json_kernel_method(b, k);
 		json_close('}');
@@ -4260,13 +4267,8 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_str("kernel", kernel_defs[k].display);
 		json_num("bytes", bytes);
 		json_num("flops", (double)kernel_defs[k].flops * (double)r->n);
-		json_num("best_mbs", 1.0E-06 * bytes / r->min_t[k]);
-		json_num("median_mbs", 1.0E-06 * bytes / r->med_t[k]);
 		json_num("avg_s", r->avg_t[k]);
-		json_num("min_s", r->min_t[k]);
-		json_num("max_s", r->max_t[k]);
-		json_num("median_s", r->med_t[k]);
-		json_num("spread", r->max_t[k] / r->min_t[k]);
+		json_kernel_times(r, k);
 		json_kernel_method(r, k);
 		json_close('}');
 	}
