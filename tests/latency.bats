@@ -71,14 +71,21 @@ level() {
 }
 
 @test "L1 latency in cycles is a small integer (one load per chase step)" {
-	run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
-	assert_success
-	local cyc
-	cyc=$(printf '%s\n' "$output" | level L1d cycles)
-	echo "L1d: $cyc cycles"
-	awk -v c="$cyc" 'BEGIN {
-		r = int(c + 0.5)
-		exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }'
+	# Up to three runs: on a busy machine the clock estimate or a point
+	# can be caught by preemption (seen while other builds ran).  A chase
+	# that is not one load per step fails all three.
+	local cyc try
+	for try in 1 2 3; do
+		run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
+		assert_success
+		cyc=$(printf '%s\n' "$output" | level L1d cycles)
+		echo "try $try: L1d $cyc cycles"
+		awk -v c="$cyc" 'BEGIN {
+			r = int(c + 0.5)
+			exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }' &&
+			return 0
+	done
+	return 1
 }
 
 @test "--mhz overrides the clock estimate and says so" {
