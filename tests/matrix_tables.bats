@@ -164,10 +164,24 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 	want=$(jq -r .run_rules.verdict "$dir/cells/001/result.json")
 	assert_equal "$(csv_field "$dir" run_rules 1)" "$want"
 	assert_equal "$(csv_field "$dir" run_rule_reasons 1)" "$(jq -r '.run_rules.reasons | join("; ")' "$dir/cells/001/result.json")"
-	# a caveat exactly when bench warned (tiny arrays usually warn)
+	# the Triad caveat exactly when the cell's Triad/Add is outside
+	# 0.75-1.33 (tiny arrays on a busy machine can get there), and the
+	# others exactly when bench warned (tiny arrays usually warn)
 	nwarn=$(jq '.warnings | length' "$dir/cells/001/result.json")
+	ratio=$(jq '[.results[] | select(.kernel == "Triad")][0].best_mbs /
+		[.results[] | select(.kernel == "Add")][0].best_mbs' "$dir/cells/001/result.json")
 	caveats=$(csv_field "$dir" caveats 1)
-	{ [ "$nwarn" -gt 0 ] && [ -n "$caveats" ]; } || { [ "$nwarn" = 0 ] && [ -z "$caveats" ]; } ||
+	triad_cav=$(grep -o 'Triad [0-9.]*x Add' <<<"$caveats" || true)
+	others=${caveats%"$triad_cav"}
+	others=${others%"; "}
+	if awk -v r="$ratio" 'BEGIN { exit !(r < 0.75 || r > 1.33) }'; then
+		[ -n "$triad_cav" ] || fail "Triad/Add $ratio but no caveat: '$caveats'"
+		awk -v r="$ratio" -v c="${triad_cav#Triad }" 'BEGIN { c += 0; exit !((r - c) < 0.011 && (c - r) < 0.011) }' ||
+			fail "Triad/Add $ratio, caveat '$triad_cav'"
+	else
+		[ -z "$triad_cav" ] || fail "Triad/Add $ratio inside the band, caveat '$triad_cav'"
+	fi
+	{ [ "$nwarn" -gt 0 ] && [ -n "$others" ]; } || { [ "$nwarn" = 0 ] && [ -z "$others" ]; } ||
 		fail "$nwarn warnings, caveats '$caveats'"
 }
 

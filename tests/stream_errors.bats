@@ -72,7 +72,7 @@ refused() { refused_by "$@"; }
 }
 
 @test "a kernel list with an empty entry, as every comma list" {
-	for l in copy,,triad ,copy copy,; do
+	for l in copy,,triad ,copy "copy,"; do
 		refused --kernels "$l"
 		[[ "$stderr" == *"--kernels: '$l' has an empty entry"* ]]
 	done
