@@ -139,6 +139,17 @@ job_wait() {
 	[ "$(cat "$MEMBENCH_SYSFS/kernel/mm/transparent_hugepage/enabled")" = "madvise" ]
 	[ -n "$thp_before" ]
 	grep -qx 'bench-mpi exit status: 0' "$dir/provenance.txt"
+	# harness/report renders the batch job's directory as it is: the
+	# node table is the JSON's node, and the results root indexes the run
+	run "$MEMBENCH_ROOT/harness/report" --format csv --no-plots -o "$SL/report" "$dir"
+	assert_success
+	[ "$(awk -F, 'NR == 2 { print $1 "," $2 }' "$SL/report/report-nodes.csv")" = \
+		"$(jq -r '.cluster.nodes[0] | "\(.host),\(.ranks)"' "$dir/cluster.json")" ]
+	[ "$(awk -F, 'NR == 2 { print $7 }' "$SL/report/report-nodes.csv")" = \
+		"$(jq -r '.cluster.nodes[0].rates_mbs.triad | tostring' "$dir/cluster.json")" ]
+	run "$MEMBENCH_ROOT/harness/report" --format md --no-plots -o "$SL/index" "$MEMBENCH_RESULTS"
+	assert_success
+	grep -q "$(basename "$dir")" "$SL/index/"*.md
 }
 
 @test "sbatch membench.sbatch: a node whose settings fail (--required) ends the job naming it, and nothing is left changed" {
