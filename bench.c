@@ -6046,13 +6046,11 @@ static void lat_print_loaded(const struct options *o, const struct lat_run *r)
 	printf("# latency_ns: the median of the chase's %.1f ms windows; min_ns: "
 	       "their minimum\n", LAT_LOADED_WINDOW_NS / 1e6);
 	format_bytes(b, sizeof(b), o->lat_max);
-	for (i = 0; i < r->nloaded; i++)
-		if (r->loaded[i].idle)
-			printf("# idle row %d:%d against the sweep at %s: %.2f ns "
-			       "against %.2f ns (%+.1f%%)\n",
-			       o->rw[r->loaded[i].mix][0], o->rw[r->loaded[i].mix][1],
-			       b, r->loaded[i].ns, r->sweep_ns,
-			       100 * (r->loaded[i].ns / r->sweep_ns - 1));
+	for (m = 0; m < o->nrw; m++)
+		printf("# idle row %d:%d against the sweep at %s: %.2f ns against "
+		       "%.2f ns (%+.1f%%)\n", o->rw[m][0], o->rw[m][1], b,
+		       r->curves[m].idle_ns, r->sweep_ns,
+		       100 * (r->curves[m].idle_ns / r->sweep_ns - 1));
 	for (m = 0; m < o->nrw; m++) {
 		const struct lat_loaded_curve *c = &r->curves[m];
 		printf("# mix %d:%d: idle %.2f ns; ", o->rw[m][0], o->rw[m][1],
