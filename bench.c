@@ -443,10 +443,13 @@ static void nt_fence(void) { __sync_synchronize(); }
 #endif
 #endif
 
-/* What stores asked to stream (--stores nt or auto) really are where
- * this target has no vector streaming store; NULL where it has one. */
-static const char *nt_fallback(void)
+/* What stores asked to stream (--stores nt or auto) really are at
+ * level isa where it has no vector streaming store; NULL where it has
+ * one.  Every dispatched level (an isa_level above generic) has. */
+static const char *nt_fallback(int isa)
 {
+	if (isa != 0)
+		return NULL;
 #if HAVE_VEC_NT
 	return NULL;
 #elif HAVE_NT
@@ -481,14 +484,15 @@ static int auxv_cache_line(void)
  * attribute, and the CPU's own answer (cpuid, and whether the OS saves
  * the registers) decides which may run.  Other compilers and targets
  * run the generic kernels only: the ones this build's flags produced. */
-enum isa_level { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, NISA };
-static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512"};
+enum isa_level { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, ISA_SVE, NISA };
+static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
+					    "sve"};
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__TINYC__) && \
     (defined(__clang__) || __GNUC__ >= 6) && \
     (BENCH_TYPEID == 1 || BENCH_TYPEID == 2)
 #include <immintrin.h>
-#define HAVE_ISA_DISPATCH 1
+#define HAVE_X86_DISPATCH 1
 #define ISA_TARGET(t) __attribute__((target(t)))
 /* One vector width's operations for elem_t, named by width, so the
  * kernels for every width are written once (section 10). */
@@ -532,8 +536,27 @@ static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512"}
 #define V512_STREAM _mm512_stream_ps
 #endif
 #else
-#define HAVE_ISA_DISPATCH 0
+#define HAVE_X86_DISPATCH 0
 #endif
+
+/* aarch64: SVE, whose vector length the CPU chooses (128 to 2048 bits),
+ * beside the build's own code, which is NEON, the architecture's
+ * baseline.  gcc compiles SVE code under a target pragma (section 10);
+ * clang before 18 cannot include arm_sve.h unless the build enables SVE
+ * for the whole program, so it dispatches only in such builds.  The
+ * kernel says whether the CPU has SVE (HWCAP_SVE). */
+#if defined(__aarch64__) && defined(HAVE_GETAUXVAL) && \
+    defined(__GNUC__) && !defined(__TINYC__) && \
+    (BENCH_TYPEID == 1 || BENCH_TYPEID == 2) && \
+    (defined(__ARM_FEATURE_SVE) || (!defined(__clang__) && __GNUC__ >= 10))
+#define HAVE_SVE_DISPATCH 1
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+#else
+#define HAVE_SVE_DISPATCH 0
+#endif
+#define HAVE_ISA_DISPATCH (HAVE_X86_DISPATCH || HAVE_SVE_DISPATCH)
 
 /* Whether this CPU may run a level's instructions: generic always; the
  * others only where this build can dispatch and the CPU has them.
@@ -551,6 +574,7 @@ static int isa_supported(int level)
 		    (p[len] == ',' || p[len] == '\0'))
 			return 0;
 	}
+#if HAVE_X86_DISPATCH
 	__builtin_cpu_init();
 	switch (level) {
 	case ISA_GENERIC: return 1;
@@ -559,6 +583,10 @@ static int isa_supported(int level)
 	case ISA_AVX512: return __builtin_cpu_supports("avx512f") != 0;
 	default: return 0;
 	}
+#else
+	return level == ISA_GENERIC ||
+	       (level == ISA_SVE && (getauxval(AT_HWCAP) & HWCAP_SVE) != 0);
+#endif
 #else
 	return level == ISA_GENERIC;
 #endif
@@ -874,7 +902,7 @@ static const struct option_def option_defs[] = {
 	 "comma list of copy,scale,add,triad,read,write, or all"},
 	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
-	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512", M_BW,
+	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512|sve", M_BW,
 	 "instruction set of the kernels (default auto: the widest the CPU "
 	 "has; env BENCH_ISA)"},
 	{O_BEST, 0, "best", NULL, M_BW,
@@ -1230,17 +1258,19 @@ static int parse_isa(const char *flag, const char *s)
 			break;
 	if (l == NISA)
 		die("%s: unknown instruction set '%s' (auto, generic, sse2, avx2, "
-		    "avx512)", flag, s);
+		    "avx512, sve)", flag, s);
 	if (isa_supported(l))
 		return l;
 	if (!HAVE_ISA_DISPATCH)
 		die("%s: %s needs run-time dispatch, which this build lacks (gcc "
-		    "or clang on x86-64); only generic can run", flag, s);
+		    "or clang on x86-64, gcc on aarch64); only generic can run",
+		    flag, s);
 	for (l = ISA_SSE2; l < NISA; l++)
 		if (isa_supported(l))
 			snprintf(have + strlen(have), sizeof(have) - strlen(have),
 				 " %s", isa_names[l]);
-	die("%s: this CPU lacks %s (it has:%s)", flag, s, have);
+	die("%s: this CPU lacks %s (it has:%s)", flag, s,
+	    have[0] ? have : " generic only");
 	return ISA_GENERIC;
 }
 
@@ -3462,7 +3492,7 @@ static const char *method_name(struct method m, char *buf, size_t len)
 	return buf;
 }
 
-#if HAVE_ISA_DISPATCH
+#if HAVE_X86_DISPATCH
 /* Streaming stores at one vector width P (V128, V256 or V512): a head
  * loop reaches the width's alignment, the body streams whole vectors, a
  * tail loop finishes, and a fence orders the stores before the join. */
@@ -3478,7 +3508,32 @@ static const char *method_name(struct method m, char *buf, size_t len)
 			(dst)[j] = (sval);                                  \
 		_mm_sfence();                                               \
 	} while (0)
+#endif
 
+#if HAVE_ISA_DISPATCH
+/* Read as k_read does it, in the enclosing function's ISA: eight
+ * partial sums in double, added to sum. */
+#define ISA_READ(a_, j, lo, hi, sum)                                      \
+	do {                                                                \
+		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
+		for (j = (lo); j + 8 <= (hi); j += 8) {                     \
+			s_[0] += (a_)[j];                                   \
+			s_[1] += (a_)[j + 1];                               \
+			s_[2] += (a_)[j + 2];                               \
+			s_[3] += (a_)[j + 3];                               \
+			s_[4] += (a_)[j + 4];                               \
+			s_[5] += (a_)[j + 5];                               \
+			s_[6] += (a_)[j + 6];                               \
+			s_[7] += (a_)[j + 7];                               \
+		}                                                           \
+		for (; j < (hi); j++)                                       \
+			s_[0] += (a_)[j];                                   \
+		(sum) += ((s_[0] + s_[1]) + (s_[2] + s_[3])) +              \
+			 ((s_[4] + s_[5]) + (s_[6] + s_[7]));               \
+	} while (0)
+#endif
+
+#if HAVE_X86_DISPATCH
 /* Every kernel at width P, written once for kernels_sse2, _avx2 and
  * _avx512 below: streaming stores through P's intrinsics, plain stores
  * as the compiler's own loops for that function's ISA.  Read's total is
@@ -3487,7 +3542,6 @@ static const char *method_name(struct method m, char *buf, size_t len)
 	do {                                                                \
 		elem_t *restrict a_ = (ar)->a, *restrict b_ = (ar)->b;      \
 		elem_t *restrict c_ = (ar)->c;                              \
-		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
 		size_t j;                                                   \
 		if ((nt) && (k) == K_COPY)                                  \
 			ISA_NT_LOOP(P, c_, j, lo, hi, a_[j], P##_LOAD(&a_[j])); \
@@ -3518,22 +3572,8 @@ static const char *method_name(struct method m, char *buf, size_t len)
 		else if ((k) == K_WRITE)                                    \
 			for (j = (lo); j < (hi); j++)                       \
 				c_[j] = (q);                                \
-		else if ((k) == K_READ) {                                   \
-			for (j = (lo); j + 8 <= (hi); j += 8) {             \
-				s_[0] += a_[j];                             \
-				s_[1] += a_[j + 1];                         \
-				s_[2] += a_[j + 2];                         \
-				s_[3] += a_[j + 3];                         \
-				s_[4] += a_[j + 4];                         \
-				s_[5] += a_[j + 5];                         \
-				s_[6] += a_[j + 6];                         \
-				s_[7] += a_[j + 7];                         \
-			}                                                   \
-			for (; j < (hi); j++)                               \
-				s_[0] += a_[j];                             \
-			(sum) += ((s_[0] + s_[1]) + (s_[2] + s_[3])) +      \
-				 ((s_[4] + s_[5]) + (s_[6] + s_[7]));       \
-		}                                                           \
+		else if ((k) == K_READ)                                     \
+			ISA_READ(a_, j, lo, hi, sum);                       \
 	} while (0)
 
 static ISA_TARGET("sse2") double kernels_sse2(enum kernel_id k,
@@ -3561,6 +3601,83 @@ static ISA_TARGET("avx512f") double kernels_avx512(enum kernel_id k,
 }
 #endif
 
+#if HAVE_SVE_DISPATCH
+/* SVE, written for any vector length: each step covers the lanes the
+ * CPU has (svcnt), and a predicate (whilelt) masks off the elements
+ * past hi, so there is no head or tail loop.  gcc compiles this part
+ * for SVE only (the pragma), and only a CPU with SVE enters it. */
+#ifndef __ARM_FEATURE_SVE /* which the pragma defines */
+#define SVE_BY_PRAGMA 1
+#pragma GCC push_options
+#pragma GCC target("+sve")
+#endif
+#include <arm_sve.h>
+#if BENCH_TYPEID == 1
+#define SV_T svfloat64_t
+#define SV_CNT svcntd
+#define SV_WHILE(j, hi) svwhilelt_b64_u64((uint64_t)(j), (uint64_t)(hi))
+#define SV_DUP svdup_n_f64
+#else
+#define SV_T svfloat32_t
+#define SV_CNT svcntw
+#define SV_WHILE(j, hi) svwhilelt_b32_u64((uint64_t)(j), (uint64_t)(hi))
+#define SV_DUP svdup_n_f32
+#endif
+
+/* dst[j] = vexpr over [lo, hi), stored by ST (svst1 or svstnt1); vexpr
+ * may use pg_, the step's predicate, and qv_, q in every lane. */
+#define SVE_LOOP(ST, dst, j, lo, hi, vexpr)                               \
+	do {                                                                \
+		for (j = (lo); j < (hi); j += SV_CNT()) {                   \
+			svbool_t pg_ = SV_WHILE(j, hi);                     \
+			ST(pg_, &(dst)[j], (vexpr));                        \
+		}                                                           \
+	} while (0)
+
+#define SVE_KERNELS(ST, k, a_, b_, c_, qv_, j, lo, hi)                    \
+	do {                                                                \
+		if ((k) == K_COPY)                                          \
+			SVE_LOOP(ST, c_, j, lo, hi, svld1(pg_, &a_[j]));    \
+		else if ((k) == K_SCALE)                                    \
+			SVE_LOOP(ST, b_, j, lo, hi,                         \
+				 svmul_x(pg_, qv_, svld1(pg_, &c_[j])));    \
+		else if ((k) == K_ADD)                                      \
+			SVE_LOOP(ST, c_, j, lo, hi,                         \
+				 svadd_x(pg_, svld1(pg_, &a_[j]),           \
+					 svld1(pg_, &b_[j])));              \
+		else if ((k) == K_TRIAD) /* no fused multiply-add, as C */  \
+			SVE_LOOP(ST, a_, j, lo, hi,                         \
+				 svadd_x(pg_, svld1(pg_, &b_[j]),           \
+					 svmul_x(pg_, qv_, svld1(pg_, &c_[j])))); \
+		else if ((k) == K_WRITE)                                    \
+			SVE_LOOP(ST, c_, j, lo, hi, qv_);                   \
+	} while (0)
+
+static double kernels_sve(enum kernel_id k, const struct arrays *ar,
+			  elem_t q, size_t lo, size_t hi, int nt)
+{
+	elem_t *restrict a_ = ar->a, *restrict b_ = ar->b, *restrict c_ = ar->c;
+	SV_T qv = SV_DUP(q);
+	double sum = 0.0;
+	size_t j;
+	if (k == K_READ) {
+		ISA_READ(a_, j, lo, hi, sum);
+	} else if (nt) {
+		SVE_KERNELS(svstnt1, k, a_, b_, c_, qv, j, lo, hi);
+		__sync_synchronize(); /* order the streaming stores */
+	} else {
+		SVE_KERNELS(svst1, k, a_, b_, c_, qv, j, lo, hi);
+	}
+	return sum;
+}
+
+/* The CPU's SVE vector length in bits. */
+static int sve_bits(void) { return (int)svcntb() * 8; }
+#ifdef SVE_BY_PRAGMA
+#pragma GCC pop_options
+#endif
+#endif
+
 /* One thread's share [lo, hi) of kernel k, run as m says; returns
  * Read's partial total. */
 static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
@@ -3571,13 +3688,17 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 		memcpy(ar->c + lo, ar->a + lo, (hi - lo) * sizeof(elem_t));
 		return 0.0;
 	}
-#if HAVE_ISA_DISPATCH
+#if HAVE_X86_DISPATCH
 	switch (m.isa) {
 	case ISA_SSE2: return kernels_sse2(k, ar, q, lo, hi, nt);
 	case ISA_AVX2: return kernels_avx2(k, ar, q, lo, hi, nt);
 	case ISA_AVX512: return kernels_avx512(k, ar, q, lo, hi, nt);
 	default: break;
 	}
+#endif
+#if HAVE_SVE_DISPATCH
+	if (m.isa == ISA_SVE)
+		return kernels_sve(k, ar, q, lo, hi, nt);
 #endif
 	switch (k) {
 	case K_COPY: k_copy(ar->c, ar->a, lo, hi, nt); break;
@@ -3589,6 +3710,21 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 	case NKERNELS: break;
 	}
 	return 0.0;
+}
+
+/* The vector width in bits of a level's kernels; 0 for generic, whose
+ * width is the compiler's choice.  SVE's is the CPU's. */
+static int isa_vector_bits(int level)
+{
+	switch (level) {
+	case ISA_SSE2: return 128;
+	case ISA_AVX2: return 256;
+	case ISA_AVX512: return 512;
+#if HAVE_SVE_DISPATCH
+	case ISA_SVE: return isa_supported(ISA_SVE) ? sve_bits() : 0;
+#endif
+	default: return 0;
+	}
 }
 
 /* One timed, parallel pass of kernel k; *sum gets Read's total. */
@@ -3894,13 +4030,17 @@ static void describe_isas(char *buf, size_t len)
  * stores in this build's own code, and the time it all added. */
 static void print_isa_text(const struct options *o, const struct stream_run *r)
 {
-	char have[64], m1[32], m2[32];
+	char have[64], m1[32], m2[32], bits[32] = "";
 	int k, i;
 	describe_isas(have, sizeof(have));
-	printf("Instruction set: %s (%s; this CPU:%s)\n", isa_names[r->isa],
-	       !HAVE_ISA_DISPATCH ? "this build's code, no run-time dispatch"
+	if (isa_vector_bits(r->isa))
+		snprintf(bits, sizeof(bits), "%d-bit vectors; ",
+			 isa_vector_bits(r->isa));
+	printf("Instruction set: %s (%s%s; this CPU:%s)\n", isa_names[r->isa],
+	       bits, !HAVE_ISA_DISPATCH ? "this build's code, no run-time dispatch"
 	       : o->isa < 0 ? "the widest this CPU has, chosen at run time"
-	       : "set by --isa or BENCH_ISA", have[0] ? have : " not probed");
+	       : "set by --isa or BENCH_ISA", have[0] ? have
+	       : HAVE_ISA_DISPATCH ? " nothing above generic" : " not probed");
 	if (!r->ncal)
 		return;
 	printf("Calibration (--stores auto): %llu passes, %.3f s; fastest "
@@ -3989,8 +4129,8 @@ static void print_placement_text(const struct options *o,
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
-	if (o->nt_stores != STORES_PLAIN && nt_fallback())
-		printf("Stores fallback: %s\n", nt_fallback());
+	if (o->nt_stores != STORES_PLAIN && nt_fallback(r->isa))
+		printf("Stores fallback: %s\n", nt_fallback(r->isa));
 	print_isa_text(o, r);
 	printf("Page size:");
 	for (i = 0; i < 3; i++) {
@@ -4205,10 +4345,14 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_str("stores", stores_used(o, r));
 	json_str("stores_fallback",
-		 o->nt_stores != STORES_PLAIN ? nt_fallback() : NULL);
+		 o->nt_stores != STORES_PLAIN ? nt_fallback(r->isa) : NULL);
 	json_int("calibration_passes", (long long)r->ncal);
 	json_num("calibration_s", r->cal_s);
 	json_str("isa", isa_names[r->isa]);
+	if (isa_vector_bits(r->isa))
+		json_int("isa_vector_bits", isa_vector_bits(r->isa));
+	else
+		json_str("isa_vector_bits", NULL);
 	json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
 	json_open("isa_available", '[');
 	for (i = 0; i < NISA; i++)
@@ -4422,17 +4566,18 @@ static void stream_check(const struct options *o)
 	unsigned long long passes = o->ntimes +
 		(o->best ? BENCH_CAL_PASSES : calibration_passes(o));
 	unsigned long long most = replay_limit(o->kernels);
+	int isa = o->isa < 0 ? isa_widest(NISA - 1) : o->isa;
 	if (passes > most)
 		die("--ntimes: %llu repetitions%s make %s values overflow "
 		    "(they grow about 15-fold per pass); use at most %llu",
 		    o->ntimes, passes > o->ntimes ? " plus calibration" : "",
 		    XSTR(STREAM_TYPE), most - (passes - o->ntimes));
-	if (o->nt_stores == STORES_NT && !HAVE_NT)
+	if (o->nt_stores == STORES_NT && !HAVE_NT && isa == ISA_GENERIC)
 		warn("streaming stores were requested but are not available on "
 		     "this target; plain stores are used");
-	else if (o->nt_stores != STORES_PLAIN && nt_fallback())
+	else if (o->nt_stores != STORES_PLAIN && nt_fallback(isa))
 		warn("--stores %s: streaming stores fall back to %s",
-		     store_names[o->nt_stores], nt_fallback());
+		     store_names[o->nt_stores], nt_fallback(isa));
 }
 
 static void stream_allocate(const struct options *o, struct stream_run *r)
@@ -4488,7 +4633,7 @@ static int candidate_methods(int k, int isa, struct method *m)
 		m[n].kind = SK_MEMCPY;
 		m[n++].isa = ISA_GENERIC;
 	}
-	if (isa == ISA_GENERIC && HAVE_NT) {
+	if ((isa == ISA_GENERIC || !HAVE_X86_DISPATCH) && HAVE_NT) {
 		m[n].kind = SK_NT;
 		m[n++].isa = ISA_GENERIC;
 	}

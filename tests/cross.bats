@@ -47,6 +47,11 @@ run_target() {
 	"$qemu" "$@"
 }
 
+# on_cpu CPU ARGS: the same under qemu's model of CPU (QEMU_CPU).
+on_cpu() {
+	env QEMU_CPU="$1" "$qemu" "${@:2}"
+}
+
 # The data cache line the OS (here qemu-user, standing in for the kernel)
 # passes the target in AT_DCACHEBSIZE, read by a program of our own.
 auxv_line() {
@@ -85,13 +90,17 @@ C
 }
 
 @test "cross targets without streaming stores say --stores nt fell back to plain stores" {
+	# the aarch64 CPU without SVE: with it, SVE's streaming stores serve
 	for t in aarch64-linux-gnu:aarch64 powerpc64le-linux-gnu:ppc64le; do
 		cross_bin "${t%%:*}" "${t#*:}"
-		run run_target "$bin" stream -s 20000 -n 3 --stores nt --json
+		cpu=max
+		[ "${t#*:}" != aarch64 ] || cpu=cortex-a57
+		[ "${t#*:}" != ppc64le ] || cpu=power9
+		run on_cpu "$cpu" "$bin" stream -s 20000 -n 3 --stores nt --json
 		assert_success
 		run jq -r '[.build.streaming_stores_isa, .run.stores, .run.stores_fallback] | @tsv' <<<"$output"
 		assert_output "$(printf 'none\tplain\tplain stores (this target has no streaming store)')"
-		run run_target "$bin" stream -s 20000 -n 3 --stores auto
+		run on_cpu "$cpu" "$bin" stream -s 20000 -n 3 --stores auto
 		assert_success
 		assert_line 'Stores fallback: plain stores (this target has no streaming store)'
 		assert_line --partial 'WARNING: --stores auto: streaming stores fall back to plain stores'
@@ -114,4 +123,109 @@ C
 	run "$BENCH" -s 20000 -n 3 --stores plain --json
 	run jq -r '.run.stores_fallback' <<<"$output"
 	assert_output null
+}
+
+# SVE on aarch64.  qemu-user emulates SVE at any vector length the
+# architecture allows (QEMU_CPU=max,sve-default-vector-length=BYTES),
+# and cortex-a57 is a CPU without it.
+
+# sve_bin NAME CFLAGS...: an aarch64 build, or skip.
+sve_bin() {
+	local name="$1"
+	shift
+	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed"
+	command -v qemu-aarch64-static >/dev/null || skip "qemu-aarch64-static is not installed"
+	qemu="qemu-aarch64-static"
+	bin="$BATS_TEST_TMPDIR/bench-sve-$name"
+	aarch64-linux-gnu-gcc -std=c99 -static "$@" "$MEMBENCH_ROOT/bench.c" -o "$bin" 2>"$BATS_TEST_TMPDIR/ld.err" ||
+		{ cat "$BATS_TEST_TMPDIR/ld.err"; return 1; }
+}
+
+@test "aarch64 with SVE: every vector length dispatches to SVE, says its length, and validates" {
+	sve_bin double -O2
+	double=$bin
+	sve_bin float -O3 -fopenmp -DSTREAM_TYPE=float
+	float=$bin
+	export OMP_NUM_THREADS=3
+	# 384 and 1152 bits: SVE lengths need not be powers of two
+	for bytes in 16 48 64 144 256; do
+		cpu="max,sve-default-vector-length=$bytes"
+		for b in "$double" "$float"; do
+			for stores in plain nt; do
+				# 20011 elements: a tail after the last whole vector in
+				# every thread's share
+				run on_cpu "$cpu" "$b" -s 20011 -n 3 --kernels all --stores "$stores" --json
+				assert_success
+				run jq -e --argjson bits $((bytes * 8)) --arg st "$stores" '
+					.validation.ok == true and .run.isa == "sve" and
+					.run.isa_vector_bits == $bits and .run.stores == $st and
+					.run.stores_fallback == null and
+					(.run.isa_available | index("sve") != null) and
+					(.results | length) == 6 and
+					(.results | all(.isa == "sve"))' <<<"$output"
+				assert_success
+			done
+		done
+		run on_cpu "$cpu" "$double" -s 20011 -n 3
+		assert_success
+		assert_line "Instruction set: sve ($((bytes * 8))-bit vectors; the widest this CPU has, chosen at run time; this CPU: sve)"
+		assert_line --regexp '^Solution Validates'
+	done
+}
+
+@test "aarch64 without SVE runs its own code and refuses sve; --stores auto weighs SVE where it exists" {
+	sve_bin double -O2
+	run on_cpu cortex-a57 "$bin" -s 20011 -n 3 --kernels all --json
+	assert_success
+	run jq -r '[.validation.ok, .run.isa, (.run.isa_vector_bits | tostring), (.run.isa_available | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'true\tgeneric\tnull\tgeneric')"
+	run --separate-stderr on_cpu cortex-a57 "$bin" -s 20011 -n 3 --isa sve
+	assert_failure 2
+	[ "$stderr" = "bench: --isa: this CPU lacks sve (it has: generic only)" ]
+	[ -z "$output" ]
+	# the CPU has SVE, but MEMBENCH_CPU_LACKS hides it
+	run env MEMBENCH_CPU_LACKS=sve QEMU_CPU=max "$qemu" "$bin" -s 20011 -n 3 --stores nt --json
+	assert_success
+	run jq -r '[.validation.ok, .run.isa, .run.stores_fallback] | @tsv' <<<"$output"
+	assert_output "$(printf 'true\tgeneric\tplain stores (this target has no streaming store)')"
+	run on_cpu max "$bin" -s 20011 -n 3 --stores auto --kernels all --json
+	assert_success
+	run jq -e '.validation.ok and .run.isa == "sve" and
+		([.results[] | select(.kernel == "Triad") | .calibration[] |
+			.method] | sort == ["nt/sve", "plain/generic", "plain/sve"])' <<<"$output"
+	assert_success
+}
+
+# The mnemonics of kernels_sve's instructions that qemu translated (and
+# so ran) in one run of $bin: qemu's trace gives the addresses, objdump
+# the instructions at them (qemu's own disassembler knows no SVE).
+sve_ran() {
+	local log="$BATS_TEST_TMPDIR/trace.log"
+	rm -f "$log"
+	on_cpu max -d in_asm -D "$log" "$bin" "$@" >/dev/null || return 1
+	aarch64-linux-gnu-objdump -d --no-show-raw-insn "$bin" |
+		awk '/^[0-9a-f]+ <.*>:$/ { fn = $2; next }
+		     fn ~ /^<kernels_sve[.>]/ && $1 ~ /:$/ { sub(":", "", $1); print $1, $2 }' \
+			>"$BATS_TEST_TMPDIR/sve.insns"
+	grep -o '^0x[0-9a-f]*' "$log" | sed 's/^0x0*//' | sort -u >"$BATS_TEST_TMPDIR/ran"
+	awk 'NR == FNR { ran[$1] = 1; next } ran[$1] { print $2 }' \
+		"$BATS_TEST_TMPDIR/ran" "$BATS_TEST_TMPDIR/sve.insns" | sort -u
+}
+
+@test "aarch64: a run that reports sve runs SVE's loads and stores (streaming ones for nt); generic runs none" {
+	command -v aarch64-linux-gnu-objdump >/dev/null || skip "aarch64-linux-gnu-objdump is not installed"
+	sve_bin noinline -O2 -fno-inline
+	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt
+	assert_success
+	assert_line stnt1d
+	assert_line ld1d
+	assert_line whilelo
+	refute_line st1d
+	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores plain
+	assert_success
+	assert_line st1d
+	refute_line stnt1d
+	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt --isa generic
+	assert_success
+	assert_output ""
 }

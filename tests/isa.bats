@@ -63,7 +63,7 @@ cpu_levels() {
 	done
 	run --separate-stderr env BENCH_ISA=neon "$BENCH" $TINY
 	assert_failure 2
-	[ "$stderr" = "bench: BENCH_ISA: unknown instruction set 'neon' (auto, generic, sse2, avx2, avx512)" ]
+	[ "$stderr" = "bench: BENCH_ISA: unknown instruction set 'neon' (auto, generic, sse2, avx2, avx512, sve)" ]
 	[ -z "$output" ]
 }
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# tests/spans/span_check.c: every kernel, at every instruction-set level
+# the CPU runs and with plain and streaming stores, writes exactly its
+# thread's span [lo, hi) at every alignment, and nothing either side.
+# Natively with gcc, clang and float elements; for aarch64 under qemu at
+# SVE vector lengths of 128, 384 and 2048 bits and on a CPU without SVE.
+
+load test_helper
+
+SPAN_SRC="$MEMBENCH_ROOT/tests/spans/span_check.c"
+SPAN_LINE=' 624 spans, 0 faults'
+
+# The lines a clean check prints for the given level names.
+span_expect() {
+	for l in "$@"; do
+		how=dispatched
+		[ "$l" != generic ] || how="this build's code"
+		printf 'plain/%s %s:%s\n' "$l" "$how" "$SPAN_LINE"
+		printf 'nt/%s %s:%s\n' "$l" "$how" "$SPAN_LINE"
+	done
+	printf '%d levels, 0 faults\n' "$#"
+}
+
+@test "host builds: every level's kernels write exactly their span (gcc, clang, float)" {
+	# shellcheck disable=SC2207 # level names have no spaces
+	levels=($("$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_available[]'))
+	[ "${#levels[@]}" -ge 1 ]
+	for cc in "gcc" "clang" "gcc -DSTREAM_TYPE=float"; do
+		command -v "${cc%% *}" >/dev/null || skip "${cc%% *} is not installed"
+		# shellcheck disable=SC2086 # the compiler and its flag
+		$cc -O2 "$SPAN_SRC" -o "$BATS_TEST_TMPDIR/span"
+		run "$BATS_TEST_TMPDIR/span"
+		assert_success
+		assert_output "$(span_expect "${levels[@]}")"
+	done
+}
+
+@test "aarch64: SVE's kernels write exactly their span at 128, 384 and 2048 bits; a CPU without SVE runs the build's own" {
+	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed"
+	command -v qemu-aarch64-static >/dev/null || skip "qemu-aarch64-static is not installed"
+	aarch64-linux-gnu-gcc -O2 -static "$SPAN_SRC" -o "$BATS_TEST_TMPDIR/span"
+	for bytes in 16 48 256; do
+		run env QEMU_CPU="max,sve-default-vector-length=$bytes" qemu-aarch64-static "$BATS_TEST_TMPDIR/span"
+		assert_success
+		# gcc's aarch64 build has no streaming store of its own
+		assert_output "$(span_expect generic sve | grep -v '^nt/generic')"
+	done
+	run env QEMU_CPU=cortex-a57 qemu-aarch64-static "$BATS_TEST_TMPDIR/span"
+	assert_success
+	assert_output "$(printf 'plain/generic this build'"'"'s code:%s\n1 levels, 0 faults' "$SPAN_LINE")"
+}
+
+@test "a kernel that stores past its span is caught, and so is one that skips an element" {
+	src="$BATS_TEST_TMPDIR/bench.c"
+	mkdir -p "$BATS_TEST_TMPDIR/tests/spans"
+	cp "$SPAN_SRC" "$BATS_TEST_TMPDIR/tests/spans/"
+	# the generic Copy's loop runs one element too far, then one short
+	cp "$MEMBENCH_ROOT/bench.c" "$src"
+	perl -0pi -e 's/(\(void\)nt;\n\tfor \(j = lo; j )< (hi; j\+\+\)\n\t\tc\[j\] = a\[j\];)/$1<= $2/' "$src"
+	run cmp -s "$src" "$MEMBENCH_ROOT/bench.c"
+	assert_failure 1
+	gcc -O2 "$BATS_TEST_TMPDIR/tests/spans/span_check.c" -o "$BATS_TEST_TMPDIR/span"
+	run "$BATS_TEST_TMPDIR/span"
+	assert_failure 1
+	assert_line --regexp '^FAULT plain/generic copy shift [0-9] \[[0-9]+, [0-9]+\): c\[[0-9]+\] is .* \(outside the span\)$'
+	perl -0pi -e 's/(\(void\)nt;\n\tfor \(j = lo; j )<= (hi; j\+\+\)\n\t\tc\[j\] = a\[j\];)/$1+ 1 < $2/' "$src"
+	gcc -O2 "$BATS_TEST_TMPDIR/tests/spans/span_check.c" -o "$BATS_TEST_TMPDIR/span"
+	run "$BATS_TEST_TMPDIR/span"
+	assert_failure 1
+	assert_line --regexp '^FAULT plain/generic copy .*\(inside the span\)$'
+}
