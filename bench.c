@@ -5633,16 +5633,27 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	for (i = 0; i < m && sum->nlevels < LAT_MAX_LEVELS; i++) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		int j = i;
-		while (j + 1 < m && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP)
+		/* From the first stretch as slow as memory on, every stretch
+		 * is memory: what rises beyond it (page walks as the
+		 * footprint outgrows the TLBs, a host's nested paging) is a
+		 * step of DRAM, never a cache level of its own. */
+		if (fl[i].ns >= LAT_DRAM_MIN_NS)
+			j = m - 1;
+		while (j + 1 < m && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP &&
+		       fl[j + 1].ns < LAT_DRAM_MIN_NS)
 			j++;
 		lv->ns = fl[i].ns;
 		lv->from = bytes[fl[i].first];
 		lv->to = bytes[fl[j].last];
 		lv->boundary = fl[j].boundary;
-		for (lv->nsteps = 0; i + 1 + lv->nsteps <= j &&
+		/* steps beyond LAT_MAX_STEPS: the last ones are kept, the
+		 * largest footprints' latency */
+		for (lv->nsteps = 0; lv->nsteps < j - i &&
 		     lv->nsteps < LAT_MAX_STEPS; lv->nsteps++) {
-			lv->step_at[lv->nsteps] = bytes[fl[i + 1 + lv->nsteps].first];
-			lv->step_ns[lv->nsteps] = fl[i + 1 + lv->nsteps].ns;
+			int f = j - i > LAT_MAX_STEPS ? j - LAT_MAX_STEPS + 1 + lv->nsteps
+						      : i + 1 + lv->nsteps;
+			lv->step_at[lv->nsteps] = bytes[fl[f].first];
+			lv->step_ns[lv->nsteps] = fl[f].ns;
 		}
 		/* Only the last level can be memory, and no cache we know of
 		 * is as slow as LAT_DRAM_MIN_NS. */

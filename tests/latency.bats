@@ -192,6 +192,22 @@ level() {
 	assert_output --regexp '\| L3 (9|10|11)[0-9.]* MiB 9.[0-9]+ ns .* \| DRAM 7[0-9.]+ ns'
 }
 
+@test "detector: memory that slows past 64 MiB is one DRAM level with a step, not an L4" {
+	run "$BENCH" latency --curve-in "$FIX/curve-dram-step.txt" --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		def near(a; b; f): a >= b / f and a <= b * f;
+		.summary[0].levels as $l |
+		($l | map(.name)) == ["L1d", "L2", "L3", "DRAM"] and
+		near($l[2].boundary_bytes; 8388608; 1.41) and
+		near($l[3].ns; 130; 1.1) and ($l[3].steps | length) == 1 and
+		near($l[3].steps[0].ns; 200; 1.1) and
+		near($l[3].steps[0].from_bytes; 67108864; 1.41)' >/dev/null
+	run "$BENCH" latency --curve-in "$FIX/curve-dram-step.txt"
+	assert_success
+	assert_line --regexp '^# stride=64: L1d .* \| L3 [0-9.]+ MiB 1[34][.0-9]* ns \| DRAM 1[23][0-9] ns \((19|20)[0-9] ns from [0-9.]+ MiB\)$'
+}
+
 @test "detector: a sweep that stops in L2 says DRAM was not reached" {
 	run "$BENCH" latency --curve-in "$FIX/curve-no-dram.txt"
 	assert_success
