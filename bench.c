@@ -7629,13 +7629,25 @@ static void format_cpu_list(char *buf, size_t len, const int *cpus, int n)
 static int info_mode(const struct system_info *si)
 {
 	int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
-	char list[512] = "unknown";
+	int widest = isa_widest(NISA - 1), l;
+	char list[512] = "unknown", have[64];
 	double gran = timer_granularity();
 	if (n > 0)
 		format_cpu_list(list, sizeof(list), cpus, n);
+	describe_isas(have, sizeof(have));
 	if (out.json) {
 		json_begin("info", si);
 		json_open("process", '{');
+		json_open("isa_available", '[');
+		for (l = 0; l < NISA; l++)
+			if (isa_supported(l))
+				json_str(NULL, isa_names[l]);
+		json_close(']');
+		json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
+		if (isa_vector_bits(widest))
+			json_int("isa_vector_bits", isa_vector_bits(widest));
+		else
+			json_str("isa_vector_bits", NULL);
 		json_str("allowed_cpus", n > 0 ? list : NULL);
 		json_int("threads_default", threads_requested());
 		json_num("timer_granularity_s", gran);
@@ -7647,6 +7659,16 @@ static int info_mode(const struct system_info *si)
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
+		printf("Instruction sets: generic%s (", have);
+		if (!HAVE_ISA_DISPATCH)
+			printf("this build's code, no run-time dispatch)\n");
+		else if (isa_vector_bits(widest))
+			printf("run-time dispatch; %s, the widest, has %d-bit "
+			       "vectors)\n", isa_names[widest],
+			       isa_vector_bits(widest));
+		else
+			printf("run-time dispatch; this CPU has nothing above "
+			       "generic)\n");
 		printf("Allowed CPUs: %s\n", list);
 		printf("Default threads: %d\n", threads_requested());
 		printf("Timer granularity: %.3g s\n", gran);

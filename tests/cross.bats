@@ -166,6 +166,9 @@ sve_bin() {
 				assert_success
 			done
 		done
+		run on_cpu "$cpu" "$double" info
+		assert_success
+		assert_line "Instruction sets: generic sve (run-time dispatch; sve, the widest, has $((bytes * 8))-bit vectors)"
 		run on_cpu "$cpu" "$double" -s 20011 -n 3
 		assert_success
 		assert_line "Instruction set: sve ($((bytes * 8))-bit vectors; the widest this CPU has, chosen at run time; this CPU: sve)"
@@ -179,6 +182,10 @@ sve_bin() {
 	assert_success
 	run jq -r '[.validation.ok, .run.isa, (.run.isa_vector_bits | tostring), (.run.isa_available | join(","))] | @tsv' <<<"$output"
 	assert_output "$(printf 'true\tgeneric\tnull\tgeneric')"
+	run on_cpu cortex-a57 "$bin" info --json
+	assert_success
+	run jq -c '.process | [.isa_available, .isa_dispatch, .isa_vector_bits]' <<<"$output"
+	assert_output '[["generic"],true,null]'
 	run --separate-stderr on_cpu cortex-a57 "$bin" -s 20011 -n 3 --isa sve
 	assert_failure 2
 	[ "$stderr" = "bench: --isa: this CPU lacks sve (it has: generic only)" ]

@@ -37,6 +37,23 @@ cpu_levels() {
 	done
 }
 
+@test "bench info lists the levels a run may use, and the widest one's width" {
+	levels=$(cpu_levels | paste -sd ' ')
+	widest=$(cpu_levels | tail -n 1)
+	bits=$("$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_vector_bits')
+	[ "$widest" != generic ] || skip "this build or CPU has nothing above generic"
+	run "$BENCH" info
+	assert_success
+	assert_line "Instruction sets: $levels (run-time dispatch; $widest, the widest, has $bits-bit vectors)"
+	run "$BENCH" info --json
+	assert_success
+	run jq -r '[(.process.isa_available | join(" ")), .process.isa_dispatch, .process.isa_vector_bits] | @tsv' <<<"$output"
+	assert_output "$(printf '%s\ttrue\t%s' "$levels" "$bits")"
+	# what the CPU lacks is not listed
+	run env MEMBENCH_CPU_LACKS=avx512,avx2,sse2 "$BENCH" info
+	assert_line "Instruction sets: generic (run-time dispatch; this CPU has nothing above generic)"
+}
+
 @test "BENCH_ISA caps the level as --isa does, and --isa overrides it" {
 	run env BENCH_ISA=generic "$BENCH" $TINY --json
 	assert_success
