@@ -3508,9 +3508,7 @@ static const char *method_name(struct method m, char *buf, size_t len)
 			(dst)[j] = (sval);                                  \
 		_mm_sfence();                                               \
 	} while (0)
-#endif
 
-#if HAVE_ISA_DISPATCH
 /* Read as k_read does it, in the enclosing function's ISA: eight
  * partial sums in double, added to sum. */
 #define ISA_READ(a_, j, lo, hi, sum)                                      \
@@ -3531,9 +3529,7 @@ static const char *method_name(struct method m, char *buf, size_t len)
 		(sum) += ((s_[0] + s_[1]) + (s_[2] + s_[3])) +              \
 			 ((s_[4] + s_[5]) + (s_[6] + s_[7]));               \
 	} while (0)
-#endif
 
-#if HAVE_X86_DISPATCH
 /* Every kernel at width P, written once for kernels_sse2, _avx2 and
  * _avx512 below: streaming stores through P's intrinsics, plain stores
  * as the compiler's own loops for that function's ISA.  Read's total is
@@ -3653,6 +3649,44 @@ static ISA_TARGET("avx512f") double kernels_avx512(enum kernel_id k,
 			SVE_LOOP(ST, c_, j, lo, hi, qv_);                   \
 	} while (0)
 
+/* Read in SVE: whole vectors into four accumulators, then a predicated
+ * tail; float elements are widened to double (even lanes, then odd
+ * ones) and summed in double, as k_read sums them. */
+#if BENCH_TYPEID == 1
+static double sve_read(const elem_t *restrict a, size_t lo, size_t hi)
+{
+	svbool_t all = svptrue_b64();
+	svfloat64_t s0 = svdup_n_f64(0.0), s1 = s0, s2 = s0, s3 = s0;
+	size_t vl = svcntd(), j = lo;
+	for (; j + 4 * vl <= hi; j += 4 * vl) {
+		s0 = svadd_x(all, s0, svld1(all, &a[j]));
+		s1 = svadd_x(all, s1, svld1(all, &a[j + vl]));
+		s2 = svadd_x(all, s2, svld1(all, &a[j + 2 * vl]));
+		s3 = svadd_x(all, s3, svld1(all, &a[j + 3 * vl]));
+	}
+	for (; j < hi; j += vl) {
+		svbool_t pg = svwhilelt_b64_u64((uint64_t)j, (uint64_t)hi);
+		s0 = svadd_m(pg, s0, svld1(pg, &a[j]));
+	}
+	return svaddv(all, svadd_x(all, svadd_x(all, s0, s1),
+				   svadd_x(all, s2, s3)));
+}
+#else
+static double sve_read(const elem_t *restrict a, size_t lo, size_t hi)
+{
+	svbool_t all = svptrue_b64();
+	svfloat64_t even = svdup_n_f64(0.0), odd = even;
+	size_t j;
+	for (j = lo; j < hi; j += svcntw()) {
+		svbool_t pg = svwhilelt_b32_u64((uint64_t)j, (uint64_t)hi);
+		svfloat32_t v = svld1(pg, &a[j]); /* zero past hi */
+		even = svadd_x(all, even, svcvt_f64_f32_x(all, v));
+		odd = svadd_x(all, odd, svcvt_f64_f32_x(all, svtrn2(v, v)));
+	}
+	return svaddv(all, svadd_x(all, even, odd));
+}
+#endif
+
 static double kernels_sve(enum kernel_id k, const struct arrays *ar,
 			  elem_t q, size_t lo, size_t hi, int nt)
 {
@@ -3661,7 +3695,7 @@ static double kernels_sve(enum kernel_id k, const struct arrays *ar,
 	double sum = 0.0;
 	size_t j;
 	if (k == K_READ) {
-		ISA_READ(a_, j, lo, hi, sum);
+		sum = sve_read(a_, lo, hi);
 	} else if (nt) {
 		SVE_KERNELS(svstnt1, k, a_, b_, c_, qv, j, lo, hi);
 		__sync_synchronize(); /* order the streaming stores */

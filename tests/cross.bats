@@ -203,7 +203,7 @@ sve_bin() {
 	assert_success
 }
 
-# The mnemonics of kernels_sve's instructions that qemu translated (and
+# The mnemonics of kernels_sve's (and sve_read's) instructions that qemu translated (and
 # so ran) in one run of $bin: qemu's trace gives the addresses, objdump
 # the instructions at them (qemu's own disassembler knows no SVE).
 sve_ran() {
@@ -212,7 +212,7 @@ sve_ran() {
 	on_cpu max -d in_asm -D "$log" "$bin" "$@" >/dev/null || return 1
 	aarch64-linux-gnu-objdump -d --no-show-raw-insn "$bin" |
 		awk '/^[0-9a-f]+ <.*>:$/ { fn = $2; next }
-		     fn ~ /^<kernels_sve[.>]/ && $1 ~ /:$/ { sub(":", "", $1); print $1, $2 }' \
+		     fn ~ /^<(kernels_sve|sve_read)[.>]/ && $1 ~ /:$/ { sub(":", "", $1); print $1, $2 }' \
 			>"$BATS_TEST_TMPDIR/sve.insns"
 	grep -o '^0x[0-9a-f]*' "$log" | sed 's/^0x0*//' | sort -u >"$BATS_TEST_TMPDIR/ran"
 	awk 'NR == FNR { ran[$1] = 1; next } ran[$1] { print $2 }' \
@@ -232,6 +232,10 @@ sve_ran() {
 	assert_success
 	assert_line st1d
 	refute_line stnt1d
+	run sve_ran -s 2011 -n 2 --kernels read
+	assert_success
+	assert_line ld1d
+	assert_line faddv
 	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt --isa generic
 	assert_success
 	assert_output ""
