@@ -231,6 +231,33 @@ load matrix_helper
 	run make -n -C "$ROOT" matrix
 	assert_success
 	refute_output --partial -- '--repeat'
+	refute_output --partial -- '--isa'
+	run make -n -C "$ROOT" matrix ISA=auto
+	assert_output --partial -- '--isa auto'
+}
+
+@test "cells run the code their flags produced (--isa generic); --isa auto lets bench dispatch" {
+	need_compiler gcc
+	m=$(write_matrix isa 'gcc | -O2 | | plain | 1')
+	run "$RUN_MATRIX" --dry-run --size 100000 --results "$BATS_TEST_TMPDIR/results" "$m"
+	assert_success
+	run cat "$(find "$BATS_TEST_TMPDIR/results" -path '*cells/001/run.sh')"
+	assert_line --regexp '^exec \./bench --json-file result\.json --isa generic( |$)'
+	run "$RUN_MATRIX" --isa auto --dry-run --size 100000 --results "$BATS_TEST_TMPDIR/r2" "$m"
+	assert_success
+	run cat "$(find "$BATS_TEST_TMPDIR/r2" -path '*cells/001/run.sh')"
+	assert_line --regexp '^exec \./bench --json-file result\.json --isa auto( |$)'
+	# end to end: the cell's own JSON says which code ran
+	tiny_matrix "$m"
+	assert_success
+	run jq -r '[.run.isa, (.results | map(.isa) | unique | join(","))] | @tsv' "$(results_dir)/cells/001/result.json"
+	assert_output "$(printf 'generic\tgeneric')"
+	for bad in AVX2 neon ""; do
+		run "$RUN_MATRIX" --isa "$bad" --dry-run --results "$BATS_TEST_TMPDIR/r3" "$m"
+		assert_failure 2
+		[ "${#lines[@]}" -eq 1 ]
+		[ ! -e "$BATS_TEST_TMPDIR/r3" ]
+	done
 }
 
 @test "matrix scripts are shellcheck clean" {
