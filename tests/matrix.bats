@@ -58,7 +58,7 @@ load matrix_helper
 	m=$(write_matrix tcc 'tcc | @openmp -O2 ; @openmp -O2 @native | | plain | all')
 	run "$RUN_MATRIX" --dry-run --size 100000 --results "$BATS_TEST_TMPDIR/results" "$m"
 	assert_success
-	assert_line --regexp '^001	tcc -O2 -DSTREAM_ARRAY_SIZE=100000	\./bench --json-file result\.json --alloc mmap	planned$'
+	assert_line --regexp '^001	tcc -O2 -DSTREAM_ARRAY_SIZE=100000	\./bench --json-file result\.json --isa generic --alloc mmap	planned$'
 	assert_line --regexp '^002	.*	no tune-for-this-CPU flag known for tcc'
 }
 
@@ -191,7 +191,7 @@ load matrix_helper
 	if ! command -v icc >/dev/null; then
 		assert_equal "$(printf '%s\n' "$output" | grep -c '^0.*	icc .*compiler icc not found on PATH$')" 6
 	fi
-	assert_line --regexp '^001	gcc -O3 -DSTREAM_ARRAY_SIZE=11141120	\./bench --json-file result\.json --alloc mmap -t 1	'
+	assert_line --regexp '^001	gcc -O3 -DSTREAM_ARRAY_SIZE=11141120	\./bench --json-file result\.json --isa generic --alloc mmap -t 1	'
 	assert_line --partial 'icc -O1 -opt-streaming-stores never -DSTREAM_ARRAY_SIZE=11141120'
 }
 
