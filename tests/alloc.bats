@@ -96,9 +96,8 @@ names_are() {
 # symbol's value from nm.  A buffer any allocator returns fails this.
 static_at_symbols() {
 	local entry base name addr sym n=0
-	if ! command -v nm >/dev/null || ! command -v readelf >/dev/null; then
-		skip "nm and readelf (binutils) are not installed"
-	fi
+	need nm
+	need readelf
 	entry=$(awk '/^AT_ENTRY:/ {print $2}' "$aux")
 	[ -n "$entry" ] || skip "the loader shows no auxv (not glibc)"
 	base=$((entry - $(readelf -h "$BENCH" | awk '/Entry point address/ {print $4}')))
@@ -121,7 +120,7 @@ static_at_symbols() {
 shm_run() {
 	local mode="$1" pid
 	shift
-	command -v ipcs >/dev/null || skip "ipcs (util-linux) is not installed"
+	need ipcs
 	seen="$BATS_TEST_TMPDIR/ipcs"
 	: >"$seen"
 	json="$BATS_TEST_TMPDIR/run.json"

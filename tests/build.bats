@@ -21,7 +21,7 @@ load test_helper
 # without OpenMP: any warning fails the test.
 strict_build() {
 	local cc="$1" omp="$2" out
-	command -v "$cc" >/dev/null || skip "$cc is not installed"
+	need "$cc"
 	out="$BATS_TEST_TMPDIR/b"
 	run "$cc" -std=c99 -Wall -Wextra -pedantic -Werror -O2 $omp \
 		"$MEMBENCH_ROOT/bench.c" -o "$out"
@@ -46,7 +46,7 @@ strict_build() {
 
 @test "clang -fopenmp -std=c99 -pedantic builds without warnings" {
 	[ -n "$(find /usr/lib /usr/include -name omp.h 2>/dev/null | head -n 1)" ] ||
-		skip "no omp.h for clang (libomp-dev)"
+		missing_tool "no omp.h for clang (libomp-dev)"
 	strict_build clang -fopenmp
 }
 

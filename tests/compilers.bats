@@ -10,7 +10,7 @@ load test_helper
 # compiler_matrix CC: every -std and -O combination of CC builds and runs.
 compiler_matrix() {
 	local cc="$1" std opt bin wflags="-Wall -Wextra -pedantic -Werror"
-	command -v "$cc" >/dev/null || skip "$cc is not installed"
+	need "$cc"
 	[ "$cc" != tcc ] || wflags=""
 	for std in c99 c11; do
 		for opt in -O0 -O3 -Ofast; do

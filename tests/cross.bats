@@ -9,8 +9,8 @@ load test_helper
 # cross_check TRIPLET QEMU_ARCH: build and run bench.c for that target.
 cross_check() {
 	local triplet="$1" qemu="qemu-$2-static" bin
-	command -v "$triplet-gcc" >/dev/null || skip "$triplet-gcc is not installed"
-	command -v "$qemu" >/dev/null || skip "$qemu is not installed"
+	need "$triplet-gcc"
+	need "$qemu"
 	bin="$BATS_TEST_TMPDIR/bench-$2"
 	run "$triplet-gcc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror -static \
 		"$MEMBENCH_ROOT/bench.c" -o "$bin"
@@ -37,8 +37,8 @@ cross_check() {
 cross_bin() {
 	local triplet="$1"
 	qemu="qemu-$2-static"
-	command -v "$triplet-gcc" >/dev/null || skip "$triplet-gcc is not installed"
-	command -v "$qemu" >/dev/null || skip "$qemu is not installed"
+	need "$triplet-gcc"
+	need "$qemu"
 	bin="$BATS_TEST_TMPDIR/bench-$2"
 	"$triplet-gcc" -std=c99 -O2 -static "$MEMBENCH_ROOT/bench.c" -o "$bin"
 }
@@ -108,7 +108,7 @@ C
 }
 
 @test "the compiler's scalar streaming store says it is a fallback; vector ones do not" {
-	command -v clang >/dev/null || skip "clang is not installed"
+	need clang
 	# no vector type for long double: bench uses clang's builtin
 	bin=$(build_variant longdouble clang -O2 '-DSTREAM_TYPE=long double' -DBENCH_TYPEID=0)
 	run "$bin" -s 20000 -n 3 --stores nt --json
@@ -133,8 +133,8 @@ C
 sve_bin() {
 	local name="$1"
 	shift
-	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed"
-	command -v qemu-aarch64-static >/dev/null || skip "qemu-aarch64-static is not installed"
+	need aarch64-linux-gnu-gcc
+	need qemu-aarch64-static
 	qemu="qemu-aarch64-static"
 	bin="$BATS_TEST_TMPDIR/bench-sve-$name"
 	aarch64-linux-gnu-gcc -std=c99 -static "$@" "$MEMBENCH_ROOT/bench.c" -o "$bin" 2>"$BATS_TEST_TMPDIR/ld.err" ||
@@ -220,7 +220,7 @@ sve_ran() {
 }
 
 @test "aarch64: a run that reports sve runs SVE's loads and stores (streaming ones for nt); generic runs none" {
-	command -v aarch64-linux-gnu-objdump >/dev/null || skip "aarch64-linux-gnu-objdump is not installed"
+	need aarch64-linux-gnu-objdump
 	sve_bin noinline -O2 -fno-inline
 	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt
 	assert_success

@@ -25,9 +25,9 @@ setup_file() {
 
 # fuzzer NAME: the built target, or skip naming what is missing.
 fuzzer() {
-	command -v clang >/dev/null || skip "clang is not installed"
+	need clang
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
-		skip "clang's libFuzzer runtime is missing (libclang-rt-14-dev)"
+		missing_tool "clang's libFuzzer runtime is missing (libclang-rt-14-dev)"
 	[ -x "$BATS_FILE_TMPDIR/fuzz_$1" ] || {
 		cat "$BATS_FILE_TMPDIR/build_$1.log"
 		return 1
@@ -112,7 +112,7 @@ hunt() {
 
 @test "the fuzz harness really reports: a planted crash in the curve reader is found" {
 	local bin work
-	command -v clang >/dev/null || skip "clang is not installed"
+	need clang
 	fuzzer curve >/dev/null || return 1
 	work="$BATS_TEST_TMPDIR/planted"
 	mkdir -p "$work"

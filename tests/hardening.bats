@@ -98,7 +98,7 @@ one_line_refusal() {
 }
 
 @test "--load-threads beyond the CPUs bench may run on is said once, before measuring" {
-	command -v taskset >/dev/null || skip "taskset is not installed"
+	need taskset
 	taskset -c 0 true 2>/dev/null || skip "cannot bind to CPU 0"
 	note='--load-threads 1: only one CPU is allowed, so the load threads share it with the chase'
 	run --separate-stderr taskset -c 0 "$BENCH" latency --min 1M --max 1M --load-threads 1
@@ -113,7 +113,7 @@ one_line_refusal() {
 }
 
 @test "--load-threads that fits the CPUs draws no CPU warning" {
-	command -v taskset >/dev/null || skip "taskset is not installed"
+	need taskset
 	taskset -c 0,1 true 2>/dev/null || skip "this machine has fewer than 2 CPUs"
 	run taskset -c 0,1 "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
 	assert_success

@@ -109,6 +109,7 @@ release_lock() {
 	assert_output "$MEMBENCH_RESULTS/.lock"
 	MEMBENCH_UID=1000 XDG_RUNTIME_DIR='' run where
 	assert_output "$MEMBENCH_RESULTS/.lock"
+	release_lock
 }
 
 @test "every measuring command takes the lock" {

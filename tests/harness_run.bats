@@ -233,7 +233,7 @@ esac"
 }
 
 @test "--numa runs bench under numactl and records the policy" {
-	command -v numactl >/dev/null || skip 'numactl not installed'
+	need numactl
 	run "$RUN" --numa '--physcpubind 0 --membind 0' -- -s 1000
 	assert_success
 	d=$(result_dir)

@@ -135,7 +135,7 @@ cpu_levels() {
 }
 
 @test "the dispatched kernels are compiled for their ISA: zmm in avx512, ymm in avx2" {
-	command -v objdump >/dev/null || skip "objdump is not installed"
+	need objdump
 	bin=$(build_variant plain gcc -O3 -fopenmp)
 	dis=$(objdump -d --no-show-raw-insn "$bin")
 	fn() { awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' <<<"$dis"; }
@@ -169,7 +169,7 @@ entered_kernels() {
 }
 
 @test "kernel_span calls the kernels of the level the run reports, and no other (gdb at each function's entry)" {
-	command -v gdb >/dev/null || skip "gdb is not installed"
+	need gdb
 	bin=$(build_variant noinline gcc -O2 -fopenmp -fno-inline)
 	# the breakpoints can be set, so each function exists in this build
 	nm "$bin" | grep -q ' kernels_sse2$'

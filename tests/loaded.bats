@@ -155,7 +155,7 @@ refused() { refused_by latency "$@"; }
 
 @test "one CPU: the load thread shares the chase's CPU, with a warning" {
 	needs_openmp
-	command -v taskset >/dev/null || skip "no taskset"
+	need taskset
 	run --separate-stderr taskset -c 0 "$BENCH" latency --min 1M --max 1M \
 		--load-threads 1 --rw 1:0 --delays 0 --json
 	assert_success
@@ -166,7 +166,7 @@ refused() { refused_by latency "$@"; }
 
 @test "more load threads than other CPUs: they share, with a warning" {
 	needs_openmp
-	command -v taskset >/dev/null || skip "no taskset"
+	need taskset
 	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
 	run --separate-stderr taskset -c 0,1 "$BENCH" latency --min 1M --max 1M \
 		--load-threads 2 --rw 1:0 --delays 0 --json

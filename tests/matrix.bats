@@ -261,7 +261,7 @@ load matrix_helper
 }
 
 @test "matrix scripts are shellcheck clean" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	need shellcheck
 	run shellcheck -x "$ROOT/matrix/run-matrix" "$ROOT/matrix/find-compilers" "$ROOT/matrix/lib.sh"
 	assert_success
 }

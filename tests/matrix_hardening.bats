@@ -56,7 +56,7 @@ $(touch pwned).matrix'
 
 @test "exit status: 2 when the results disk is full, named as a write failure, not a build failure" {
 	need_compiler gcc
-	command -v unshare >/dev/null || skip "no unshare"
+	need unshare
 	m=$(write_matrix full 'gcc | -O2 | | plain | 1')
 	root=$BATS_TEST_TMPDIR/full
 	mkdir "$root"

@@ -29,7 +29,7 @@ table_row() { # dir N
 }
 
 need_compiler() {
-	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+	need "$1"
 }
 
 hugepages_state() { # what a test must leave as it found
@@ -44,7 +44,8 @@ hugepages_state() { # what a test must leave as it found
 # then shows numbers the test chose, not whatever the machine gave.
 fake_gcc() {
 	local bin=$BATS_TEST_TMPDIR/fakebin real
-	real=$(command -v gcc) || skip "gcc is not installed"
+	need gcc
+	real=$(command -v gcc)
 	mkdir -p "$bin" "$BATS_TEST_TMPDIR/fake"
 	cat >"$bin/gcc" <<EOT
 #!/bin/sh

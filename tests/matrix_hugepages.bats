@@ -86,7 +86,7 @@ fake_procfs() {
 @test "interrupted mid-run: nr_hugepages and mounts are put back" {
 	can_reserve || skip "needs root and a writable /proc/sys/vm/nr_hugepages"
 	need_compiler gcc
-	command -v setsid >/dev/null || skip "setsid is not installed"
+	need setsid
 	before=$(hugepages_state)
 	# One long hugetlb cell (many repetitions of a tiny array).
 	m=$(write_matrix slow 'gcc | -O2 | | hugetlb ; bss-relink | 1')

@@ -23,8 +23,7 @@ BOUND=120
 mpi_build() {
 	local flavour="$1" out
 	shift
-	command -v "mpicc.$flavour" >/dev/null ||
-		skip "$flavour is not installed (no mpicc.$flavour)"
+	need "mpicc.$flavour"
 	out="$BATS_FILE_TMPDIR/bm-${flavour:0:4}$(printf '%s' "$*" | cksum | cut -c1-4)"
 	if [ ! -x "$out" ]; then
 		"mpicc.$flavour" -O2 -fopenmp -DBENCH_MPI "$@" \
@@ -41,7 +40,7 @@ mpi_launcher() {
 	openmpi) launch=(mpirun.openmpi --oversubscribe) ;;
 	mpich) launch=(mpiexec.hydra) ;;
 	esac
-	command -v "${launch[0]}" >/dev/null || skip "${launch[0]} is not installed"
+	need "${launch[0]}"
 }
 
 # Every process below PID, children first.
@@ -365,7 +364,7 @@ strip_mpi() {
 
 @test "./configure --with-mpi builds bench-mpi through MPICC; bench-mpi reports its build line" {
 	local d="$BATS_TEST_TMPDIR/build"
-	command -v mpicc.mpich >/dev/null || skip "mpich is not installed (no mpicc.mpich)"
+	need mpicc.mpich
 	mkdir -p "$d"
 	cd "$d"
 	MATRIX_COMPILERS=gcc run "$MEMBENCH_ROOT/configure" --with-mpi MPICC=mpicc.mpich
@@ -413,5 +412,5 @@ strip_mpi() {
 			done
 		done
 	done
-	[ "$n" -gt 0 ] || skip "neither Open MPI nor MPICH is installed"
+	[ "$n" -gt 0 ] || missing_tool "neither Open MPI nor MPICH is installed"
 }

@@ -20,7 +20,7 @@ as_nobody() {
 	if command -v setpriv >/dev/null; then
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	else
-		skip "no setpriv"
+		missing_tool "setpriv is not installed"
 	fi
 }
 

@@ -14,7 +14,7 @@ SWEEP=$HARNESS_REPO/harness/sweep-size
 # on_pty CMD...: run CMD with stdout and stderr on a pseudo-terminal
 # (util-linux script), its output in $output.
 on_pty() {
-	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	need script
 	local cmd="" w
 	for w in "$@"; do cmd="$cmd $(printf '%q' "$w")"; done
 	run script -qec "$cmd" /dev/null

@@ -241,7 +241,7 @@ chromium_shot() {
 plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 
 @test "report.html: one file, no URL at all, loads in headless chromium without console errors, and shows the plot" {
-	command -v chromium >/dev/null || skip "chromium is not installed (./setup --test installs it)"
+	need chromium
 	run "$REPORT" --html "$LAT"
 	assert_success
 	html=$LAT/report.html
@@ -269,7 +269,7 @@ plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 }
 
 @test "the console check sees an error: a page that logs one is caught" {
-	command -v chromium >/dev/null || skip "chromium is not installed (./setup --test installs it)"
+	need chromium
 	printf '<!DOCTYPE html><title>x</title><script>console.error("planted")</script>\n' >"$BATS_TEST_TMPDIR/bad.html"
 	chromium_shot "$BATS_TEST_TMPDIR/bad.html" "$BATS_TEST_TMPDIR/bad.png"
 	grep -q planted "$BATS_TEST_TMPDIR/console"

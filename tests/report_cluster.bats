@@ -48,8 +48,8 @@ setup_file() {
 }
 
 need_mpi() {
-	command -v mpicc.openmpi >/dev/null || skip "Open MPI is not installed (no mpicc.openmpi)"
-	command -v mpirun.openmpi >/dev/null || skip "Open MPI is not installed (no mpirun.openmpi)"
+	need mpicc.openmpi
+	need mpirun.openmpi
 }
 
 setup() {
@@ -115,7 +115,7 @@ for r in csv.reader(open(sys.argv[1])): print("\t".join(r))' "$1"
 }
 
 @test "--html: the node table, the outliers and the per-node plot with the outlier marked, inline" {
-	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	need gnuplot
 	run "$REPORT" --html -o "$BATS_TEST_TMPDIR/out" "$ROWS"
 	assert_success
 	local html=$BATS_TEST_TMPDIR/out/report.html

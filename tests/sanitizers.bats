@@ -24,10 +24,10 @@ VARIANTS="gcc gcc-openmp clang clang-openmp"
 san_build() {
 	local v="$1" cc="${1%-openmp}" omp=""
 	[ "$v" = "$cc" ] || omp=-fopenmp
-	command -v "$cc" >/dev/null || skip "$cc is not installed"
+	need "$cc"
 	if [ "$cc" = clang ] && [ -n "$omp" ] &&
 		[ -z "$(find /usr/lib /usr/include -name omp.h 2>/dev/null | head -n 1)" ]; then
-		skip "no omp.h for clang (libomp-dev)"
+		missing_tool "no omp.h for clang (libomp-dev)"
 	fi
 	# shellcheck disable=SC2086 # the flag lists are meant to split
 	run "$cc" $SAN_FLAGS $omp "$MEMBENCH_ROOT/bench.c" -o "$BATS_FILE_TMPDIR/bench-$v"
@@ -65,7 +65,7 @@ each_variant() {
 			return 1
 		}
 	done
-	[ "$n" -gt 0 ] || skip "no sanitized build"
+	[ "$n" -gt 0 ] || missing_tool "no sanitized build (gcc or clang missing)"
 }
 
 @test "gcc builds bench.c with ASan and UBSan" {

@@ -17,7 +17,7 @@ BOUND=120
 slurm_start() {
 	local c host cpus port
 	for c in munged slurmctld slurmd sbatch scontrol sinfo mpicc.openmpi; do
-		command -v "$c" >/dev/null || skip "$c is not installed (slurm-wlm, munge, libopenmpi-dev)"
+		need "$c"
 	done
 	[ "$(id -u)" = 0 ] || skip "the daemons of a private Slurm run as root here"
 	# munged refuses a key or socket under a path it cannot traverse, so
@@ -204,7 +204,7 @@ job_wait() {
 }
 
 @test "shellcheck: the Slurm scripts" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	run shellcheck -x harness/slurm/membench.sbatch harness/slurm/node-settings
 	assert_success

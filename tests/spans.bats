@@ -26,7 +26,7 @@ span_expect() {
 	levels=($("$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_available[]'))
 	[ "${#levels[@]}" -ge 1 ]
 	for cc in "gcc" "clang" "gcc -DSTREAM_TYPE=float"; do
-		command -v "${cc%% *}" >/dev/null || skip "${cc%% *} is not installed"
+		need "${cc%% *}"
 		# shellcheck disable=SC2086 # the compiler and its flag
 		$cc -O2 "$SPAN_SRC" -o "$BATS_TEST_TMPDIR/span"
 		run "$BATS_TEST_TMPDIR/span"
@@ -36,8 +36,8 @@ span_expect() {
 }
 
 @test "aarch64: SVE's kernels write exactly their span at 128, 384 and 2048 bits; a CPU without SVE runs the build's own" {
-	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed"
-	command -v qemu-aarch64-static >/dev/null || skip "qemu-aarch64-static is not installed"
+	need aarch64-linux-gnu-gcc
+	need qemu-aarch64-static
 	aarch64-linux-gnu-gcc -O2 -static "$SPAN_SRC" -o "$BATS_TEST_TMPDIR/span"
 	for bytes in 16 48 256; do
 		run env QEMU_CPU="max,sve-default-vector-length=$bytes" qemu-aarch64-static "$BATS_TEST_TMPDIR/span"

@@ -12,7 +12,7 @@ load test_helper
 BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 
 @test "shellcheck: every script in harness/, matrix/, setup, .ci/run, tests/*.bash" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	local f scripts=()
 	for f in harness/* matrix/* setup .ci/run tests/*.bash; do
@@ -26,14 +26,14 @@ BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 }
 
 @test "shellcheck: every .bats file, with the documented excludes" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	run shellcheck -x --shell=bash -e "$BATS_EXCLUDES" tests/*.bats
 	assert_success
 }
 
 @test "cppcheck: bench.c is clean but for the committed suppressions" {
-	command -v cppcheck >/dev/null || skip "cppcheck is not installed"
+	need cppcheck
 	cd "$MEMBENCH_ROOT"
 	run cppcheck --enable=warning,portability,performance --error-exitcode=1 -q \
 		--std=c99 --suppress-xml=.cppcheck-suppressions.xml bench.c

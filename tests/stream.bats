@@ -180,7 +180,7 @@ load test_helper
 	run jq -e '.mode == "info" and (.build.openmp_runtime | length > 0) and (.system.hostname | length > 0)' <<<"$output"
 	assert_success
 	# the allowed CPU set is read from the process, not assumed
-	command -v taskset >/dev/null || skip "no taskset"
+	need taskset
 	run taskset -c 0 "$BENCH" info --json
 	run jq -r .process.allowed_cpus <<<"$output"
 	assert_output 0

@@ -10,7 +10,7 @@ load test_helper
 	ctags="ctags-universal"
 	command -v "$ctags" >/dev/null || ctags="ctags"
 	"$ctags" --version 2>/dev/null | grep -q 'Universal Ctags' ||
-		skip "Universal Ctags is not installed (apt-get install universal-ctags)"
+		missing_tool "Universal Ctags is not installed (universal-ctags)"
 	run "$ctags" -x --c-kinds=f "$MEMBENCH_ROOT/bench.c"
 	assert_success
 	funcs=$(printf '%s\n' "$output" | awk '{ print $1 }' | sort -u)

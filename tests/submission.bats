@@ -136,7 +136,7 @@ remanifest() {
 }
 
 @test "--redact: the host name and the kernel command line are gone from every file and name" {
-	command -v unshare >/dev/null || skip "no unshare"
+	need unshare
 	need_compiler gcc
 	secret='secret-host-42'
 	res=$BATS_TEST_TMPDIR/res

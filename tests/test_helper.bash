@@ -29,18 +29,52 @@ load_bats_lib bats-assert
 # blocks a membench command measuring on this machine.
 export MEMBENCH_LOCK_DIR="$BATS_TEST_TMPDIR/lock"
 
+# need CMD [WHY]: the test needs the command CMD.  Where it is missing the
+# test is skipped, naming it, so a user without (say) qemu can still run
+# the suite; under CI (CI=true) it fails instead, because ./setup --test
+# installs every tool the suite uses and a skip there hides a setup gap.
+need() {
+	command -v "$1" >/dev/null 2>&1 || missing_tool "$1 is not installed${2:+ ($2)}"
+}
+
+# missing_tool REASON: skip (or, under CI, fail) for a missing tool or
+# library; REASON names it.
+missing_tool() {
+	if [ "${CI:-}" = true ]; then
+		echo "CI: $1; ./setup --test should have installed it (./setup --test --check)" >&2
+		exit 1
+	fi
+	skip "$1"
+}
+
 # Small arrays keep the suite fast on two cores; they are far below the
 # sizing rule, so tests never read anything into the rates.
 TINY="-s 100000 -n 3"
 
 # build_variant NAME COMPILER FLAGS...: compile bench.c into
-# $BATS_FILE_TMPDIR/NAME and print its path.
+# $BATS_FILE_TMPDIR/NAME and print its path.  Each variant is compiled
+# once per bats run and shared by every file that asks for it: the cache
+# under $BATS_RUN_TMPDIR is keyed by the compiler's path, the flags and
+# bench.c itself, and filled by rename, so two files building the same
+# variant side by side (make check's jobs) never see half a binary.
 build_variant() {
-	local name="$1" cc="$2"
+	local name="$1" cc="$2" key cache path
 	shift 2
-	command -v "$cc" >/dev/null || skip "$cc is not installed"
-	"$cc" "$@" "$MEMBENCH_ROOT/bench.c" -o "$BATS_FILE_TMPDIR/$name" >&2 ||
-		return 1
+	need "$cc"
+	path=$(command -v "$cc")
+	cache="${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/variants"
+	mkdir -p "$cache"
+	key=$( { printf '%s\n' "$path" "$@"; cat "$MEMBENCH_ROOT/bench.c"; } | cksum | tr ' ' -)
+	if [ ! -x "$cache/$key" ]; then
+		"$cc" "$@" "$MEMBENCH_ROOT/bench.c" -o "$cache/$key.$$" >&2 || {
+			rm -f "$cache/$key.$$"
+			return 1
+		}
+		mv -f "$cache/$key.$$" "$cache/$key"
+	fi
+	# a copy under the name asked for: bench reads its own name (a bench
+	# called stream or lat_mem_rd behaves as that tool)
+	cp "$cache/$key" "$BATS_FILE_TMPDIR/$name" >&2 || return 1
 	echo "$BATS_FILE_TMPDIR/$name"
 }
 

@@ -14,7 +14,7 @@ setup_file() {
 # memcheck ARGS...: bench ARGS under memcheck; valgrind's own lines (==pid==)
 # are shown when it fails.
 memcheck() {
-	command -v valgrind >/dev/null || skip "valgrind is not installed"
+	need valgrind
 	run --separate-stderr valgrind -q --error-exitcode=99 --leak-check=no \
 		"$BATS_FILE_TMPDIR/bench-vg" "$@"
 	[ "$status" -ne 99 ] || {
