@@ -1282,9 +1282,15 @@ END {
 }
 
 # ------------------------------------------------------- session
+STEP_PID=''
 on_signal() {
 	INTERRUPTED=1
 	note "interrupted by SIG$1; restoring the machine"
+	# the step's bench first: nothing may run while the machine is restored
+	if [ -n "$STEP_PID" ]; then
+		kill -TERM "$STEP_PID" 2>/dev/null || true
+		wait "$STEP_PID" 2>/dev/null || true
+	fi
 	[ "$1" = INT ] && exit 130
 	exit 143
 }
@@ -1416,7 +1422,12 @@ step_run() {
 	raw=$RESULTS_DIR/.step-$num.raw.tmp.$$
 	err=$RESULTS_DIR/.step-$num.stderr.tmp.$$
 	bjson=$RESULTS_DIR/.step-$num.bench.json.tmp.$$
-	"${cmd[@]}" >"$raw" 2>"$err" || rc=$?
+	# bench runs in the background so that a signal reaches our trap at
+	# once, not when bench has finished; on_signal stops it first.
+	"${cmd[@]}" >"$raw" 2>"$err" &
+	STEP_PID=$!
+	wait "$STEP_PID" || rc=$?
+	STEP_PID=''
 	progress_done "$weight"
 	status=ok
 	case "$rc" in

@@ -76,6 +76,17 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# A signalled bench stops at once, and so does its sleep: an orphaned
+# sleep would hold bats' output open until it ended.
+nap() {
+	[ "${FAKE_BENCH_SLEEP:-0}" != 0 ] || return 0
+	sleep "$FAKE_BENCH_SLEEP" &
+	napper=$!
+	trap 'kill "$napper" 2>/dev/null; exit 143' TERM
+	trap 'kill "$napper" 2>/dev/null; exit 130' INT
+	wait "$napper"
+	trap - TERM INT
+}
 # --plan: bench's key=value allocation plan, with 2 MiB huge pages and the
 # fake machine's 4 MiB LLC ($FAKE_LLC_BYTES overrides it).
 if [ "$plan" = 1 ]; then
@@ -98,7 +109,7 @@ if [ "$mode" = info ]; then
 fi
 if [ "$mode" = latency ]; then
 	[ -z "${FAKE_NO_LATENCY:-}" ] || { echo 'bench: unknown mode latency' >&2; exit 2; }
-	sleep "${FAKE_BENCH_SLEEP:-0}"
+	nap
 	thp=$(cat "${MEMBENCH_SYSFS:-/sys}/kernel/mm/transparent_hugepage/enabled")
 	case "$thp" in always|*'[always]'*) mem=80 ;; *) mem=100 ;; esac
 	# A 4 MiB cache in front of memory, half-octave steps from 4 KiB to --max.
@@ -111,7 +122,7 @@ if [ "$mode" = latency ]; then
 	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[],"summary":[{"stride":64,"llc_fit_bytes":'"${FAKE_LLC_FIT:-4194304}"'}]}' >"$jfile"
 	exit 0
 fi
-sleep "${FAKE_BENCH_SLEEP:-0}"
+nap
 read -r -a cpus <<<"${FAKE_CPUS:-}"
 t=''
 for ((i = 0; i < threads; i++)); do
