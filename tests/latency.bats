@@ -302,11 +302,20 @@ level() {
 
 @test "harness/time-latency-sweep times runs and prints medians" {
 	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
-	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 1 -b "$BENCH" -- \
+	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 2 -b "$BENCH" -- \
 		--min 4K --max 64K --steps-per-octave 2
 	assert_success
-	assert_line --regexp '^bench +1 +[0-9.]+ +1\.'
-	assert_line --regexp '^bench +median '
+	# each run's row holds its own JSON's L1d and clock, and the median
+	# row of two runs their mean: values from the runs, not a machine's
+	# speed (an L1 of "1.x ns" fails at 2.2 GHz)
+	local d l1 mhz
+	d=$(ls -d "$MEMBENCH_RESULTS"/*/*-time-latency-sweep)
+	for i in 1 2; do
+		l1[i]=$(jq -r '.summary[0].levels[] | select(.name == "L1d") | .ns' "$d/run-$i.json")
+		mhz[i]=$(jq -r '.clock.mhz' "$d/run-$i.json")
+		assert_line --regexp "^bench +$i +[0-9]+\.[0-9]+ +$(printf '%.2f' "${l1[i]}") .* $(printf '%.2f' "${mhz[i]}")\$"
+	done
+	assert_line --regexp "^bench +median +[0-9.]+ +$(awk -v a="${l1[1]}" -v b="${l1[2]}" 'BEGIN { printf "%.2f", (a + b) / 2 }') "
 	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n x
 	assert_failure 2
 }
