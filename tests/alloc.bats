@@ -287,6 +287,7 @@ shm_segments_seen() {
 # --------------------------------------------------------------- hugetlb
 
 @test "--alloc hugetlb runs from a reserved pool and restores it" {
+	pool_lock
 	before=$(cat /proc/sys/vm/nr_hugepages)
 	with_hugepages 16 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --json
 	assert_success
@@ -332,6 +333,7 @@ on_hugetlb_pages() {
 }
 
 @test "--alloc hugetlb with an empty pool exits 2, never SIGBUS" {
+	pool_lock
 	[ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" = 0 ] ||
 		skip "the real pool is not empty"
 	run --separate-stderr "$BENCH" -s 1000000 -n 3 --alloc hugetlb

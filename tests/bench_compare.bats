@@ -5,6 +5,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # Results go to the test's own directory, never the work tree's results/.
 setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
 

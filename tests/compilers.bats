@@ -7,6 +7,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # compiler_matrix CC: every -std and -O combination of CC builds and runs.
 compiler_matrix() {
 	local cc="$1" std opt bin wflags="-Wall -Wextra -pedantic -Werror"

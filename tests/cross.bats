@@ -6,6 +6,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # cross_check TRIPLET QEMU_ARCH: build and run bench.c for that target.
 cross_check() {
 	local triplet="$1" qemu="qemu-$2-static" bin

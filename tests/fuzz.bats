@@ -12,6 +12,7 @@ load test_helper
 FUZZ_DIR="$MEMBENCH_ROOT/tests/fuzz"
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	command -v clang >/dev/null || return 0
 	local t=1 name
 	for name in options sizes curve; do

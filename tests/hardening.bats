@@ -4,6 +4,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # one_line_refusal: the last `run --separate-stderr` exited 2 with one
 # line on stderr and nothing on stdout
 one_line_refusal() {

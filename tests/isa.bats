@@ -6,6 +6,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # The levels this CPU may run, as bench sees them (generic first).
 cpu_levels() {
 	"$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_available[]'

@@ -4,6 +4,9 @@
 
 load matrix_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 @test "two compilers, end to end: a table row with numbers for each" {
 	need_compiler gcc
 	need_compiler clang

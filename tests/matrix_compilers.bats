@@ -4,6 +4,9 @@
 
 load matrix_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # A PATH directory with the shell tools find-compilers uses, the assembler
 # and linker a compiler driver looks up on PATH, and no
 # compiler: tests add the compilers they want to be found.

@@ -5,6 +5,9 @@
 
 load matrix_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 @test "a matrix name that is not one safe path component is refused in one line" {
 	d="$BATS_TEST_TMPDIR/defs"
 	mkdir -p "$d"

@@ -5,6 +5,9 @@
 
 load matrix_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 can_reserve() {
 	[ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]
 }
@@ -22,6 +25,7 @@ fake_procfs() {
 
 @test "hugepages matrix: runs and shows the page sizes when the pool can be reserved, else skips with the reason" {
 	need_compiler gcc
+	pool_lock
 	before=$(hugepages_state)
 	tiny_matrix hugepages
 	assert_success
@@ -87,6 +91,7 @@ fake_procfs() {
 	can_reserve || skip "needs root and a writable /proc/sys/vm/nr_hugepages"
 	need_compiler gcc
 	need setsid
+	pool_lock
 	before=$(hugepages_state)
 	# One long hugetlb cell (many repetitions of a tiny array).
 	m=$(write_matrix slow 'gcc | -O2 | | hugetlb ; bss-relink | 1')
@@ -129,6 +134,7 @@ EOF
 @test "Ctrl-C mid-run: the harness's restore puts nr_hugepages back (fake procfs)" {
 	need_compiler gcc
 	p=$(pool_procfs)
+	pool_lock
 	real_before=$(hugepages_state)
 	# The pool cell runs first; the long plain cell is running when Ctrl-C comes.
 	m=$(write_matrix slow 'gcc | -O2 | | hugetlb ; plain | 1')

@@ -6,6 +6,9 @@
 
 load matrix_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # The cell-vs-baseline table's row for cell NNN.
 vs_row() { awk -F'|' -v c="$2" '$2 ~ "^ *" c " *$"' "$1/table.md"; }
 # A CSV column by its header name, for row N (1-based).

@@ -10,6 +10,9 @@
 # which shellcheck reads as subshells
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # As root, Open MPI's launcher refuses to start without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # one thread a rank: two ranks on two CPUs

@@ -6,6 +6,7 @@
 load test_helper
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	BUILD="$BATS_FILE_TMPDIR/build"
 	mkdir "$BUILD"
 	(cd "$BUILD" && "$MEMBENCH_ROOT/configure" >/dev/null && make >/dev/null) ||

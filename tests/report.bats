@@ -13,6 +13,7 @@ REPORT=$MEMBENCH_ROOT/harness/report
 PNG=$MEMBENCH_ROOT/tests/fixtures/report/png_check.py
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	local res=$BATS_FILE_TMPDIR/results m=$BATS_FILE_TMPDIR/tiny.matrix
 	# REPORT_FIXTURES=DIR reuses results an earlier run made (the tests
 	# copy them, never write into DIR); the breakage checks use it.

@@ -27,6 +27,7 @@ cluster_run() {
 }
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	local res=$BATS_FILE_TMPDIR/results b=$BATS_FILE_TMPDIR/bm-rep
 	# tests skip by name when these are missing
 	command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null || return 0

@@ -10,6 +10,9 @@
 load test_helper
 load harness_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # the longest wait for the daemons, and for a job
 BOUND=120
 

@@ -7,6 +7,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 SPAN_SRC="$MEMBENCH_ROOT/tests/spans/span_check.c"
 SPAN_LINE=' 624 spans, 0 faults'
 

@@ -4,6 +4,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 # The excludes for .bats files, all idioms of this suite, not findings:
 #   SC2086  $TINY and flag lists are unquoted on purpose, to split
 #   SC2154  $stderr, $lines are set by bats' run --separate-stderr

@@ -10,6 +10,7 @@ VERIFY=$MEMBENCH_ROOT/harness/verify
 
 # A real two-cell matrix run and a real harness run, each once per file.
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	local root=$BATS_FILE_TMPDIR
 	command -v gcc >/dev/null || return 0
 	printf 'gcc | -O2 ; -O1 | | plain | 1\n' >"$root/two.matrix"

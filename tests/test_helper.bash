@@ -94,12 +94,25 @@ EOT
 	cp /proc/cpuinfo "$root/cpuinfo" 2>/dev/null || :
 }
 
+# pool_lock: hold the machine's huge page pool (nr_hugepages and the
+# hugetlbfs mounts) until this test ends.  make check runs files side by
+# side; a test that sets the pool, or checks that a run left it as it
+# was, takes this lock first so no other file's test moves it meanwhile.
+pool_lock() {
+	# once per test: a second flock on a new descriptor would wait for
+	# the first forever
+	[ -z "${POOL_LOCK_FD:-}" ] || return 0
+	exec {POOL_LOCK_FD}>>"${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/hugepages.lock"
+	flock "$POOL_LOCK_FD"
+}
+
 # Run a command with the huge page pool set to N pages, restoring the old
 # size afterwards whatever happens.  Skips when the pool can't be set.
 with_hugepages() {
 	local n="$1" old
 	shift
 	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
+	pool_lock
 	old=$(cat /proc/sys/vm/nr_hugepages)
 	echo "$n" >/proc/sys/vm/nr_hugepages 2>/dev/null ||
 		skip "cannot write /proc/sys/vm/nr_hugepages"

@@ -7,6 +7,7 @@
 load test_helper
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	command -v valgrind >/dev/null || return 0
 	cc -O1 -g "$MEMBENCH_ROOT/bench.c" -o "$BATS_FILE_TMPDIR/bench-vg"
 }

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# ./setup proves capabilities (it compiles, links or runs what the tests
+# need), --check lists them and installs nothing, a failing one is
+# installed and proved again; a test whose tool is missing is a skip,
+# except under CI=true, where it fails naming the tool; and the tiers of
+# make check hold what CONTRIBUTING.md says.
+
+load test_helper
+load harness_helper
+
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
+# a copy of the tree to run setup in: setup ends by running ./configure
+# beside itself, which must not rewrite the checkout's Makefile
+tree_copy() {
+	local t=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$t"
+	(cd "$MEMBENCH_ROOT" && tar cf - --exclude=./.git --exclude='./bench' --exclude='./bench-mpi' \
+		--exclude='./results/*/*' .) | tar xf - -C "$t"
+	printf '%s' "$t"
+}
+
+# fake_apt BIN: an apt-get in BIN that logs its arguments to
+# $BATS_TEST_TMPDIR/apt.log and "installs" qemu-user-static by linking
+# the real qemu-aarch64-static into BIN.
+fake_apt() {
+	local real
+	real=$(command -v qemu-aarch64-static)
+	cat >"$1/apt-get" <<EOF
+#!/bin/sh
+echo "\$*" >>"$BATS_TEST_TMPDIR/apt.log"
+case " \$* " in *" qemu-user-static "*) ln -sf "$real" "$1/qemu-aarch64-static" ;; esac
+exit 0
+EOF
+	chmod +x "$1/apt-get"
+}
+
+@test "setup --test --check: one line per capability, ok or missing, and the status says whether any is missing" {
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check
+	local n_missing
+	n_missing=$(printf '%s\n' "$output" | grep -c '^missing ' || true)
+	# every line is a verdict on one capability
+	if printf '%s\n' "$output" | grep -qvE '^(ok|missing) +[a-z0-9-]+( .*)?$'; then
+		fail "a line that is no verdict: $output"
+	fi
+	for cap in cc openmp make jq bats parallel clang-openmp libfuzzer aarch64-static aarch64-sve \
+		ppc64le-static valgrind gdb chromium openmpi mpich slurm; do
+		assert_line --regexp "^(ok|missing) +$cap( |\$)"
+	done
+	if [ "$n_missing" = 0 ]; then
+		assert_success
+		[ "$stderr" = "setup: every capability is here" ]
+	else
+		assert_failure 1
+		[[ "$stderr" == "setup: missing:"* ]]
+		[ "${CI:-}" != true ] || fail "CI ran after ./setup --test, yet: $output"
+	fi
+}
+
+@test "setup --check names a cross toolchain that cannot run, with its packages, and installs nothing" {
+	need qemu-aarch64-static
+	local bin
+	bin=$(trimmed_path qemu-aarch64-static apt-get)
+	fake_apt "$bin"
+	PATH=$bin run --separate-stderr "$(tree_copy)/setup" --test --check --only aarch64-static,ppc64le-static
+	assert_failure 1
+	assert_equal "${#lines[@]}" 2
+	assert_line 'missing  aarch64-static  (gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)'
+	assert_line --regexp '^ok +ppc64le-static$'
+	[[ "$stderr" == *"setup: missing: aarch64-static"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/apt.log" ] || fail "--check ran apt-get: $(cat "$BATS_TEST_TMPDIR/apt.log")"
+}
+
+@test "setup --test installs the packages of a failing capability, proves it again, then configures" {
+	[ "$(id -u)" = 0 ] || skip "setup installs only as root"
+	need qemu-aarch64-static
+	local bin t
+	bin=$(trimmed_path qemu-aarch64-static apt-get)
+	fake_apt "$bin"
+	t=$(tree_copy)
+	PATH=$bin MATRIX_COMPILERS=gcc run --separate-stderr "$t/setup" --test --only aarch64-static
+	assert_success
+	grep -q '^install .* qemu-user-static' "$BATS_TEST_TMPDIR/apt.log"
+	[[ "$stderr" == *"setup: now working: aarch64-static"* ]]
+	[ -f "$t/Makefile" ]
+	# an install that does not make the probe pass is an error, not a pass
+	rm -f "$bin/qemu-aarch64-static" "$t/Makefile"
+	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\n' "$BATS_TEST_TMPDIR" >"$bin/apt-get"
+	PATH=$bin run --separate-stderr "$t/setup" --test --only aarch64-static
+	assert_failure 1
+	[[ "$stderr" == *"setup: still failing after the install: aarch64-static"* ]]
+	[ ! -f "$t/Makefile" ]
+}
+
+@test "setup: an unknown option is refused in one line" {
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --tset
+	assert_failure 2
+	assert_output ""
+	[ "$stderr" = "setup: unknown option '--tset'" ]
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --check --only 'jq;id'
+	assert_failure 2
+	[ "$stderr" = "setup: --only: 'jq;id' is not a comma-separated list of capability names" ]
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --check --only jq,nope
+	assert_failure 2
+	[ "$stderr" = "setup: --only: no capability 'nope' (./setup --test --check lists them)" ]
+}
+
+# nested_bats ARGS...: bats on ARGS with a plain environment (none of
+# this run's BATS_ variables), the PATH in $NESTED_PATH and CI=$NESTED_CI.
+nested_bats() {
+	# without the bats-core directory this bats put first on PATH
+	NESTED_PATH=$(printf '%s' "$NESTED_PATH" | tr : '\n' | grep -v bats-core | paste -sd:)
+	# fd 3 is this bats' own: the nested one must not write its TAP there
+	run env -i HOME="$HOME" PATH="$NESTED_PATH" CI="$NESTED_CI" BENCH="$BENCH" bats "$@" 3>&-
+}
+
+@test "a missing tool: a skip outside CI, a failure naming it under CI=true" {
+	# (bats would rewrite a test line written here as it stands)
+	{
+		echo "load $MEMBENCH_ROOT/tests/test_helper"
+		printf '%s "needs a tool" { need membench-no-such-tool; }\n' @test
+		printf '%s "needs a library" { missing_tool "libmembench-none is missing"; }\n' @test
+	} >"$BATS_TEST_TMPDIR/t.bats"
+	NESTED_PATH=$PATH NESTED_CI=false nested_bats "$BATS_TEST_TMPDIR/t.bats"
+	assert_success
+	assert_line 'ok 1 needs a tool # skip membench-no-such-tool is not installed'
+	assert_line 'ok 2 needs a library # skip libmembench-none is missing'
+	NESTED_PATH=$PATH NESTED_CI=true nested_bats "$BATS_TEST_TMPDIR/t.bats"
+	assert_failure
+	assert_line 'not ok 1 needs a tool'
+	assert_line 'not ok 2 needs a library'
+	assert_line --partial 'CI: membench-no-such-tool is not installed; ./setup --test should have installed it'
+}
+
+@test "under CI=true, a cross test with qemu-aarch64-static hidden from PATH fails and names it" {
+	need qemu-aarch64-static
+	NESTED_PATH=$(trimmed_path qemu-aarch64-static) NESTED_CI=true \
+		nested_bats -f 'aarch64: static cross build' "$MEMBENCH_ROOT/tests/cross.bats"
+	assert_failure
+	assert_line --partial 'CI: qemu-aarch64-static is not installed'
+	NESTED_PATH=$(trimmed_path qemu-aarch64-static) NESTED_CI=false \
+		nested_bats -f 'aarch64: static cross build' "$MEMBENCH_ROOT/tests/cross.bats"
+	assert_success
+	assert_line --partial '# skip qemu-aarch64-static is not installed'
+}
+
+# the value of a Makefile.in variable, continuation lines joined
+make_var() {
+	sed -n "/^$1 = /,/[^\\\\]\$/p" "$MEMBENCH_ROOT/Makefile.in" | sed "s/^$1 = //; s/\\\\\$//" | tr -s ' \t\n' ' '
+}
+
+@test "the tiers: check-fast is a subset of existing files without the slow kinds; the others run their tests in order" {
+	local fast f name
+	fast=$(make_var FAST_TESTS)
+	[ "$(wc -w <<<"$fast")" -ge 10 ]
+	for f in $fast; do
+		[ -f "$MEMBENCH_ROOT/tests/$f" ] || fail "FAST_TESTS names $f, which is not in tests/"
+		case "$f" in
+		cross.bats | spans.bats | sanitizers.bats | valgrind.bats | compilers.bats | build.bats | \
+			matrix*.bats | mpi.bats | slurm.bats | report_cluster.bats | fuzz.bats | packaging.bats)
+			fail "FAST_TESTS holds $f, which belongs to the full tier" ;;
+		esac
+	done
+	for f in "$MEMBENCH_ROOT"/tests/*.bats; do
+		name=${f##*/}
+		[[ " $fast " == *" $name "* ]] && continue
+		grep -q 'export BATS_NO_PARALLELIZE_WITHIN_FILE=true' "$f" ||
+			fail "$name is outside the fast tier but lets its tests run side by side"
+	done
+	run make -n -C "$MEMBENCH_ROOT" check-fast JOBS=1
+	assert_success
+	assert_output --partial "tests/stream_errors.bats"
+	refute_output --partial "tests/cross.bats"
+	refute_output --partial -- "--jobs"
+}
