@@ -327,7 +327,6 @@ DRAM 102'
 }
 
 @test "harness/time-latency-sweep: the median of an even number of runs is the mean of the middle two" {
-	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
 	# A stand-in bench: run N reports line N (L1d, L2 and DRAM ns, MHz).
 	printf '%s\n' '1.6 4.6 86 2300' '1.0 4.0 80 2000' '2.0 5.0 90 2400' '1.2 4.2 82 2100' >"$BATS_TEST_TMPDIR/runs"
 	cat >"$BATS_TEST_TMPDIR/bench" <<EOT
@@ -338,7 +337,7 @@ set -- \$(sed -n "\${n}p" "$BATS_TEST_TMPDIR/runs")
 printf '{"schema":"membench/1","mode":"latency","summary":[{"stride":64,"levels":[{"name":"L1d","ns":%s},{"name":"L2","ns":%s},{"name":"DRAM","ns":%s}]}],"clock":{"mhz":%s}}\n' "\$@"
 EOT
 	chmod +x "$BATS_TEST_TMPDIR/bench"
-	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 4 -b "$BATS_TEST_TMPDIR/bench"
+	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 4 -b "$BATS_TEST_TMPDIR/bench"
 	assert_success
 	assert_line --regexp '^bench +2 +[0-9.]+ +1 +4 +80 +2000$'
 	# sorted: 1.0 1.2 1.6 2.0, 4.0 4.2 4.6 5.0, 80 82 86 90, 2000 2100 2300 2400

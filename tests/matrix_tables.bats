@@ -114,9 +114,9 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 	# (median 1020), b's Copy 800 810 830 900 (820), b's Triad 1000 1010
 	# 1050 1100 (1030): the upper or the lower middle alone gives other
 	# numbers everywhere below.
-	local k copy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
+	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
 	for k in 1 2 3 4; do
-		fake_result a "$k" "${copy[k - 1]}" 1000 1000 1000
+		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
 		fake_result b "$k" "${bcopy[k - 1]}" 1000 1000 "${btriad[k - 1]}"
 	done
 	m=$(write_matrix even 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')

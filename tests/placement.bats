@@ -142,7 +142,6 @@ as_nobody() {
 }
 
 @test "harness/placement-spread: the median of an even number of runs is the mean of the middle two" {
-	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
 	# A stand-in bench: run N reports line N of planted rates for all
 	# four kernels; sorted they are 1000 1010 1030 1100 (median 1020).
 	printf '%s\n' 1100 1000 1030 1010 >"$BATS_TEST_TMPDIR/rates"
@@ -156,7 +155,8 @@ jq -n --argjson r "\$r" '{schema: "membench/1", mode: "stream",
 	run: {arrays: [("a", "b", "c") | {name: ., physical: {state: "unavailable", huge_pct: 0}}]}}'
 EOT
 	chmod +x "$BATS_TEST_TMPDIR/bench"
-	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -n 4 -b "$BATS_TEST_TMPDIR/bench" -- -s 1000
+	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" \
+		-n 4 -b "$BATS_TEST_TMPDIR/bench" -- -s 1000
 	assert_success
 	for k in Copy Scale Add Triad; do
 		assert_line --regexp "^$k +1020\.0 +1000\.0 +1100\.0 +1\.100$"
