@@ -110,6 +110,128 @@ remanifest() {
 	assert_line "verify: results/summary.md step row 1: Triad 99999.9 but step 001 gives $triad"
 }
 
+# csv_get FILE ROW COLUMN / csv_set FILE ROW COLUMN VALUE: one field of a
+# CSV, by row (1 = the first data row) and header name; the file is
+# written back as Python's csv module quotes it, which verify reads alike.
+csv_get() {
+	python3 -c 'import csv, sys
+print(list(csv.reader(open(sys.argv[1], newline="")))[int(sys.argv[2])][list(csv.reader(open(sys.argv[1], newline="")))[0].index(sys.argv[3])])' "$@"
+}
+csv_set() {
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[int(sys.argv[2])][rows[0].index(sys.argv[3])] = sys.argv[4]
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(rows)' "$@"
+}
+# md_get FILE SECTION KEY COLUMN / md_set FILE SECTION KEY COLUMN VALUE:
+# one cell of a Markdown table in table.md: the first table when SECTION
+# is empty, else the one under "## SECTION..."; the row whose first cell
+# is KEY, the column headed COLUMN.
+MD_CELL='
+function trim(x) { gsub(/^ +| +$/, "", x); return x }
+/^## / { heading = $0 }
+{ here = (want == "") ? (heading == "") : (index(heading, "## " want) == 1) }
+here && /^\|/ {
+	n = split($0, f, "|")
+	if (trim(f[2]) == "#" || trim(f[2]) == "cell") for (j = 2; j < n; j++) col[trim(f[j])] = j
+	else if (trim(f[2]) == key && (column in col)) {
+		if (!set) { print trim(f[col[column]]); exit }
+		f[col[column]] = " " value " "
+		line = f[1]; for (j = 2; j <= n; j++) line = line "|" f[j]
+		$0 = line
+	}
+}
+set { print }'
+md_get() { awk -v want="$2" -v key="$3" -v column="$4" -v set=0 "$MD_CELL" "$1"; }
+md_set() {
+	awk -v want="$2" -v key="$3" -v column="$4" -v value="$5" -v set=1 "$MD_CELL" "$1" >"$1.new" && mv "$1.new" "$1"
+}
+# tampered BUNDLE: verify's complaints about the numbers, one a line, after
+# the manifest is made again (as a forger would).
+tampered() {
+	remanifest "$1"
+	run "$VERIFY" "$1"
+	assert_failure 1
+	complaints=$(printf '%s\n' "$output" | grep '^verify: results/' || true)
+}
+
+@test "verify re-derives the Triad ratio and each change against the baseline: one tampered alone fails, named" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	t=$(bundle "$(matrix_run)")
+	fresh() { rm -rf "$BATS_TEST_TMPDIR/u"; b=$(unpack "$t"); }
+
+	fresh
+	r=$(csv_get "$b/results/table.csv" 2 triad_ratio)
+	csv_set "$b/results/table.csv" 2 triad_ratio "$(awk -v r="$r" 'BEGIN { printf "%.2f", r + 0.5 }')"
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): triad_ratio $(awk -v r="$r" 'BEGIN { printf "%.2f", r + 0.5 }') but the raw outputs give $r"
+
+	fresh
+	r=$(md_get "$b/results/table.md" '' 2 'Triad ratio')
+	[ -n "$r" ]
+	md_set "$b/results/table.md" '' 2 'Triad ratio' 9.99
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002): Triad ratio 9.99 but the raw outputs give $r"
+
+	fresh
+	c=$(csv_get "$b/results/table.csv" 2 copy_vs_baseline_pct)
+	[ "$c" != -0.0 ] || c=0.0 # verify names a change of nothing 0.0
+	csv_set "$b/results/table.csv" 2 copy_vs_baseline_pct 55.5
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): copy_vs_baseline_pct 55.5 but the raw outputs give $c"
+
+	fresh
+	c=$(md_get "$b/results/table.md" 'Against the baseline' 002 Scale)
+	[[ "$c" == [+-]*% ]]
+	md_set "$b/results/table.md" 'Against the baseline' 002 Scale +55.5%
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002) against the baseline: Scale +55.5% but the raw outputs give $c"
+}
+
+@test "verify with 4 runs a cell: medians of an even count, the Triad spread and the verdicts, each re-derived" {
+	fake_gcc
+	# The baseline's Copy runs give a median of 1020 (the middle two's
+	# mean); B's Copy is slower in every run, its Scale 0.01% lower
+	# (table.csv: -0.0), its Triad spread 1100/1000.
+	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
+	for k in 1 2 3 4; do
+		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
+		fake_result b "$k" "${bcopy[k - 1]}" 999.9 1000 "${btriad[k - 1]}"
+	done
+	m=$(write_matrix four 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
+	run "$RUN_MATRIX" --size 100000 --ntimes 3 --repeat 4 --results "$BATS_TEST_TMPDIR/m4" "$m"
+	assert_success
+	run4=$(find "$BATS_TEST_TMPDIR/m4" -mindepth 2 -maxdepth 2 -type d)
+	assert_equal "$(csv_get "$run4/table.csv" 1 copy_mbs) $(csv_get "$run4/table.csv" 2 scale_vs_baseline_pct)" "1020 -0.0"
+	t=$(bundle "$run4")
+	run "$VERIFY" "$t"
+	assert_success
+	fresh() { rm -rf "$BATS_TEST_TMPDIR/u"; b=$(unpack "$t"); }
+
+	fresh
+	assert_equal "$(csv_get "$b/results/table.csv" 2 triad_spread)" 1.10
+	csv_set "$b/results/table.csv" 2 triad_spread 1.01
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): triad_spread 1.01 but the raw outputs give 1.10"
+
+	fresh
+	md_set "$b/results/table.md" '' 2 'Triad spread' 1.01
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002): Triad spread 1.01 but the raw outputs give 1.10"
+
+	fresh
+	assert_equal "$(csv_get "$b/results/table.csv" 2 copy_verdict)" slower
+	csv_set "$b/results/table.csv" 2 copy_verdict 'within noise'
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): copy_verdict within noise but the raw outputs give slower"
+
+	fresh
+	assert_equal "$(md_get "$b/results/table.md" 'Against the baseline' 002 Copy)" '-19.6% slower'
+	md_set "$b/results/table.md" 'Against the baseline' 002 Copy '-19.6% within noise'
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002) against the baseline: Copy -19.6% within noise but the raw outputs give -19.6% slower"
+}
+
 @test "a tampered bench.c fails the sha256, even with a new manifest and bench.c.sha256" {
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	b=$(unpack "$(bundle "$(harness_run)")")
