@@ -295,6 +295,75 @@ EOS
 	assert_success
 }
 
+# inside DIR: how often $h occurs in DIR's text files other than as the
+# token $tok (nor inside redacted-host); provenance.txt, whose command
+# line goes, the hashes, and the report made after redaction not counted.
+inside() {
+	local ex=(--exclude=bench.c --exclude='*.sha256' --exclude=provenance.txt --exclude='report.*' --exclude='plot-*')
+	local all toks repl
+	all=$(grep -rhoIF "$h" "$1" "${ex[@]}" | wc -l)
+	toks=$(grep -rhoIP "$tok" "$1" "${ex[@]}" | wc -l)
+	repl=$(grep -rhoIF redacted-host "$1" "${ex[@]}" | wc -l)
+	echo $((all - toks - repl * $(grep -o "$h" <<<redacted-host | wc -l)))
+}
+
+@test "--redact: a host called vm, a, read or bench is gone as a token, every JSON key stays, and the bundle verifies" {
+	command -v unshare >/dev/null || skip "no unshare"
+	need_compiler gcc
+	local h t tok f
+	for h in vm a read bench; do
+		t=$BATS_TEST_TMPDIR/host-$h
+		mkdir -p "$t/p" "$t/r"
+		cat >"$t/inns.sh" <<EOS
+hostname $h || exit 77
+"$MEMBENCH_ROOT/harness/run" --results "$t/res" --bench "$MEMBENCH_ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
+d=\$(find "$t/res" -mindepth 2 -maxdepth 2 -type d)
+"$SUBMIT" --output "$t/p" "\$d" >/dev/null && "$SUBMIT" --redact --output "$t/r" "\$d" >/dev/null
+EOS
+		run unshare -u sh "$t/inns.sh"
+		[ "$status" != 77 ] || skip "cannot set a host name here"
+		assert_success
+		tar -C "$t/p" -xzf "$t"/p/*.tar.gz
+		tar -C "$t/r" -xzf "$t"/r/*.tar.gz
+		# The name as a token: not beside a letter, digit, '_' or '-',
+		# nor beside a '.' that joins it to one (bench.c is another word).
+		tok="(?<![A-Za-z0-9_-])(?<![A-Za-z0-9_-][.])$h(?![A-Za-z0-9_-])(?![.][A-Za-z0-9_-])"
+		# Unredacted it is there, so the check below can fail...
+		jq -e --arg h "$h" '.bench.system.hostname == $h' "$t"/p/*/results/step-001.json >/dev/null
+		grep -rqIP "$tok" "$t/p" --exclude=bench.c
+		# ...and redacted it is in no text file (bench.c is the source as
+		# it was; the report and its plots are rendered afterwards, from
+		# the redacted files, in words of their own: "bench", an <a> tag).
+		# In JSON it is in no value; the keys are the unredacted ones.
+		run grep -rlIP "$tok" "$t/r" --exclude=bench.c --exclude='report.*' --exclude='plot-*' --exclude='*.json'
+		assert_output ''
+		grep -q '^- host: redacted-host, ' "$t"/r/*/results/report.md
+		# Inside longer words (threads, membench, bench.c, svm) it stays:
+		# as many such occurrences as unredacted, and there are some.
+		assert_equal "$(inside "$t/r")" "$(inside "$t/p")"
+		[ "$(inside "$t/p")" -gt 0 ]
+		jq -e '.bench.system.hostname == "redacted-host"' "$t"/r/*/results/step-001.json >/dev/null
+		for f in $(cd "$t"/p/*/ && find . -name '*.json'); do
+			assert_equal "$f: $(jq -r '.. | strings' "$t"/r/*/"$f" | grep -cP "$tok")" "$f: 0"
+			# every document parses, with the same keys and schema
+			assert_equal "$(jq -c '[paths], .schema' "$t"/r/*/"$f")" "$(jq -c '[paths], .schema' "$t"/p/*/"$f")"
+		done
+		run "$VERIFY" "$t"/r/*.tar.gz
+		assert_success
+	done
+}
+
+@test "--redact: a recorded host name that is no host name stops the bundling, in one line" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	cp -r "$(harness_run)" "$BATS_TEST_TMPDIR/run"
+	f=$BATS_TEST_TMPDIR/run/step-001.json
+	jq --arg h 'box "7"' '.bench.system.hostname = $h' "$f" >"$f.new" && mv "$f.new" "$f"
+	run "$SUBMIT" --redact --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/run"
+	assert_failure 2
+	assert_output "submission: --redact: $(printf '%q' 'box "7"') was recorded as a host name, but is not one (letters, digits, '.', '_', '-'); not redacting it would leak it"
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name '*.tar.gz')" ]
+}
+
 @test "report.html: made by harness/report when it exists, and said so when not" {
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	run --separate-stderr "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$(harness_run)"
