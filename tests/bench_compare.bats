@@ -30,6 +30,25 @@ setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
 	[[ "$stderr" == *"round 1 of 3: ref"*"round 1 of 3: nt"*"round 2 of 3: nt"*"round 2 of 3: ref"* ]]
 }
 
+@test "bench-compare: the median of an even number of rounds is the mean of the middle two" {
+	# A built reference that prints STREAM's lines with planted rates:
+	# round N gives line N; sorted they are 1000 1010 1030 1100.
+	printf '%s\n' 1100 1000 1030 1010 >"$BATS_TEST_TMPDIR/rates"
+	cat >"$BATS_TEST_TMPDIR/stream" <<EOT
+#!/bin/sh
+n=\$(cat "$BATS_TEST_TMPDIR/n" 2>/dev/null || echo 0); n=\$((n + 1)); echo "\$n" >"$BATS_TEST_TMPDIR/n"
+r=\$(sed -n "\${n}p" "$BATS_TEST_TMPDIR/rates")
+for k in Copy Scale Add Triad; do echo "\$k:  \$r.0  0.001  0.001  0.001"; done
+EOT
+	chmod +x "$BATS_TEST_TMPDIR/stream"
+	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
+		--ref "$BATS_TEST_TMPDIR/stream" --cflags "-O2" --size 100000 --rounds 4 --warmup 0 -- -n 3
+	assert_success
+	for k in Copy Scale Add Triad; do
+		assert_line --regexp "^\| ref \| $k \| 1020\.0 \| 1100\.0 \| 1\.100 \| 1\.000 \| "
+	done
+}
+
 @test "bench-compare refuses to run without a reference" {
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare"
 	assert_failure 2

@@ -171,6 +171,64 @@ harness_dir() {
 	assert_line --regexp '^\| Copy \| .* \| slower \| spread ±0.2%, 3\+3 runs \|'
 }
 
+# runs_of DIR KERNEL=V,V,... ...: a harness run directory, one step per
+# value, each the fixture with those kernels' median rates set to the
+# values given (other kernels as they were).  With 2 or more runs a side
+# the spread is over the runs, so the fixture's own band plays no part.
+runs_of() {
+	local dir=$1 n i
+	shift
+	n=$(tr ',' '\n' <<<"${1#*=}" | wc -l)
+	for ((i = 0; i < n; i++)); do
+		jq --argjson i "$i" '($ARGS.positional | map(split("=") | {key: .[0],
+				value: (.[1] | split(",") | .[$i] | tonumber)}) | from_entries) as $v
+			| .results |= map(if $v[.kernel] then .median_mbs = $v[.kernel] else . end)' \
+			"$F/stream.json" --args "$@" >"$dir.$i.json"
+	done
+	harness_dir "$dir" "$dir".?.json
+}
+
+@test "4 runs a side: where the rank test and the spread band disagree, the rank test decides" {
+	t=$BATS_TEST_TMPDIR
+	# Copy: every B run below every A run (p = 2/70), a change of -3.9%
+	# inside A's 5% spread.  Scale: +4%, outside both spreads (3% and
+	# 2%), but one B run below one A run (p = 4/70).
+	runs_of "$t/A" Copy=100,101,102,105 Scale=100,100,100,103
+	runs_of "$t/B" Copy=96,97,98,99 Scale=102,104,104,104
+	run "$COMPARE" --fail-on-regression 1 "$t/A" "$t/B"
+	assert_failure 1
+	# and each median of 4 runs is the mean of the middle two
+	assert_line '| Copy | 101.5 MB/s | 97.5 MB/s | -3.9% | slower | p=0.029, 4+4 runs |'
+	assert_line '| Scale | 100 MB/s | 104 MB/s | +4% | within noise | p=0.057, 4+4 runs |'
+	assert_line 'compare: regression past 1%: Copy slower by 3.9%'
+	refute_output --partial 'Scale slower'
+	run "$COMPARE" --json "$t/A" "$t/B"
+	assert_success
+	run jq -r '.rule, (.rows[] | select(.item == "Copy" or .item == "Scale")
+		| "\(.item) \(.a_spread_pct | round) \(.b_spread_pct | round) \(.test) \(.verdict)")' <<<"$output"
+	assert_output "Mann-Whitney two-sided at 5% with >= 4 runs a side; else within noise when |change| <= the larger spread (max/min - 1)
+Copy 5 3 mann-whitney slower
+Scale 3 2 mann-whitney within noise"
+}
+
+@test "the rank test's level is the 5% it states: p=0.041 is a change, p=0.056 is not" {
+	t=$BATS_TEST_TMPDIR
+	# 6 against 6, five of 36 pairs with B above: p = 38/924.  A's 20%
+	# spread would call the -9.8% change noise.
+	runs_of "$t/A6" Copy=100,101,102,103,104,120
+	runs_of "$t/B6" Copy=90,91,92,93,94,104.5
+	run "$COMPARE" "$t/A6" "$t/B6"
+	assert_success
+	assert_line '| Copy | 102.5 MB/s | 92.5 MB/s | -9.8% | slower | p=0.041, 6+6 runs |'
+	# 5 against 5, three of 25 pairs with B below: p = 14/252.  The +3%
+	# change is past both spreads (2% and 2.5%).
+	runs_of "$t/A5" Copy=100,100,100,101,102
+	runs_of "$t/B5" Copy=100.5,101.5,103,103,103
+	run "$COMPARE" "$t/A5" "$t/B5"
+	assert_success
+	assert_line '| Copy | 100 MB/s | 103 MB/s | +3% | within noise | p=0.056, 5+5 runs |'
+}
+
 @test "harness runs: a failed step is skipped with a note, other params are matched by name" {
 	t=$BATS_TEST_TMPDIR
 	harness_dir "$t/A" "$F/stream.json" "$F/stream.json"

@@ -174,6 +174,21 @@ level() {
 		$l[3].boundary_bytes == null' >/dev/null
 }
 
+@test "detector: a level's ns is its plateau's median, the mean of the middle two for an even count" {
+	# Six points a level, half an octave apart, alternating: L1d 1.00
+	# and 1.08 ns (median 1.04), memory 100 and 104 ns (median 102).
+	{
+		echo '"stride=64'
+		awk 'BEGIN { for (i = 0; i < 6; i++) printf "%.5f %.3f\n", 0.00390625 * 2 ^ (i / 2), (i % 2 ? 1.08 : 1.00)
+			for (i = 0; i < 6; i++) printf "%.5f %.3f\n", 64 * 2 ^ (i / 2), (i % 2 ? 104 : 100) }'
+	} >"$BATS_TEST_TMPDIR/even.txt"
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/even.txt" --json
+	assert_success
+	run jq -r '.summary[0].levels[] | "\(.name) \(.ns * 1000 | round / 1000)"' <<<"$output"
+	assert_output 'L1d 1.04
+DRAM 102'
+}
+
 @test "detector: the same hierarchy with 8% noise" {
 	run "$BENCH" latency --curve-in "$FIX/curve-noisy.txt" --json
 	assert_success
@@ -318,4 +333,22 @@ level() {
 	assert_line --regexp "^bench +median +[0-9.]+ +$(awk -v a="${l1[1]}" -v b="${l1[2]}" 'BEGIN { printf "%.2f", (a + b) / 2 }') "
 	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n x
 	assert_failure 2
+}
+
+@test "harness/time-latency-sweep: the median of an even number of runs is the mean of the middle two" {
+	# A stand-in bench: run N reports line N (L1d, L2 and DRAM ns, MHz).
+	printf '%s\n' '1.6 4.6 86 2300' '1.0 4.0 80 2000' '2.0 5.0 90 2400' '1.2 4.2 82 2100' >"$BATS_TEST_TMPDIR/runs"
+	cat >"$BATS_TEST_TMPDIR/bench" <<EOT
+#!/bin/sh
+[ "\$1" = latency ] || exit 2
+n=\$(cat "$BATS_TEST_TMPDIR/n" 2>/dev/null || echo 0); n=\$((n + 1)); echo "\$n" >"$BATS_TEST_TMPDIR/n"
+set -- \$(sed -n "\${n}p" "$BATS_TEST_TMPDIR/runs")
+printf '{"schema":"membench/1","mode":"latency","summary":[{"stride":64,"levels":[{"name":"L1d","ns":%s},{"name":"L2","ns":%s},{"name":"DRAM","ns":%s}]}],"clock":{"mhz":%s}}\n' "\$@"
+EOT
+	chmod +x "$BATS_TEST_TMPDIR/bench"
+	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 4 -b "$BATS_TEST_TMPDIR/bench"
+	assert_success
+	assert_line --regexp '^bench +2 +[0-9.]+ +1 +4 +80 +2000$'
+	# sorted: 1.0 1.2 1.6 2.0, 4.0 4.2 4.6 5.0, 80 82 86 90, 2000 2100 2300 2400
+	assert_line --regexp '^bench +median +[0-9.]+ +1\.4 +4\.4 +84 +2200$'
 }

@@ -111,6 +111,33 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 	assert_output --partial 'a Mann-Whitney rank test (p < 0.05) with 4 or more runs'
 }
 
+@test "REPEAT 4: a rate is the mean of its middle two runs, in the table, the changes and harness/report" {
+	fake_gcc
+	# Run by run out of order; sorted, a's Copy is 1000 1010 1030 1100
+	# (median 1020), b's Copy 800 810 830 900 (820), b's Triad 1000 1010
+	# 1050 1100 (1030): the upper or the lower middle alone gives other
+	# numbers everywhere below.
+	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
+	for k in 1 2 3 4; do
+		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
+		fake_result b "$k" "${bcopy[k - 1]}" 1000 1000 "${btriad[k - 1]}"
+	done
+	m=$(write_matrix even 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
+	tiny_matrix --repeat 4 "$m"
+	assert_success
+	dir=$(results_dir)
+	assert_equal "$(csv_field "$dir" copy_mbs 1) $(csv_field "$dir" copy_mbs 2) $(csv_field "$dir" triad_mbs 2)" "1020 820 1030"
+	assert_equal "$(table_row "$dir" 1 | awk -F'|' '{ print $6 }' | tr -d ' ')" 1020.0
+	assert_equal "$(table_row "$dir" 2 | awk -F'|' '{ gsub(/ /, ""); print $6, $9, $12 }')" '820.0 1030.0 1.03'
+	# the change is between the medians: 820 against 1020
+	assert_regex "$(vs_row "$dir" 002)" '\| -19\.6% slower \| \+0\.0% within noise \| \+0\.0% within noise \| \+3\.0% within noise \|$'
+	# harness/report's matrix table: the same medians
+	run "$ROOT/harness/report" "$dir"
+	assert_success
+	assert_line --regexp '^\| 001 +\| .* \| +1020\.0 \| +1000\.0 \| +1000\.0 \| +1000\.0 \| +1000\.0 \| +1000\.0 \| '
+	assert_line --regexp '^\| 002 +\| .* \| +820\.0 \| +1000\.0 \| +1000\.0 \| +1030\.0 \| +1000\.0 \| +1100\.0 \| '
+}
+
 @test "REPEAT 3: the spread rule decides, as harness/compare's does with 3 runs" {
 	fake_gcc
 	for k in 1 2 3; do

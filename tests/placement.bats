@@ -140,3 +140,25 @@ as_nobody() {
 	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -- latency
 	assert_failure 2
 }
+
+@test "harness/placement-spread: the median of an even number of runs is the mean of the middle two" {
+	# A stand-in bench: run N reports line N of planted rates for all
+	# four kernels; sorted they are 1000 1010 1030 1100 (median 1020).
+	printf '%s\n' 1100 1000 1030 1010 >"$BATS_TEST_TMPDIR/rates"
+	cat >"$BATS_TEST_TMPDIR/bench" <<EOT
+#!/bin/sh
+[ "\$1" = stream ] || exit 2
+n=\$(cat "$BATS_TEST_TMPDIR/n" 2>/dev/null || echo 0); n=\$((n + 1)); echo "\$n" >"$BATS_TEST_TMPDIR/n"
+r=\$(sed -n "\${n}p" "$BATS_TEST_TMPDIR/rates")
+jq -n --argjson r "\$r" '{schema: "membench/1", mode: "stream",
+	results: [("Copy", "Scale", "Add", "Triad") | {kernel: ., best_mbs: \$r}],
+	run: {arrays: [("a", "b", "c") | {name: ., physical: {state: "unavailable", huge_pct: 0}}]}}'
+EOT
+	chmod +x "$BATS_TEST_TMPDIR/bench"
+	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" \
+		-n 4 -b "$BATS_TEST_TMPDIR/bench" -- -s 1000
+	assert_success
+	for k in Copy Scale Add Triad; do
+		assert_line --regexp "^$k +1020\.0 +1000\.0 +1100\.0 +1\.100$"
+	done
+}

@@ -111,6 +111,128 @@ remanifest() {
 	assert_line "verify: results/summary.md step row 1: Triad 99999.9 but step 001 gives $triad"
 }
 
+# csv_get FILE ROW COLUMN / csv_set FILE ROW COLUMN VALUE: one field of a
+# CSV, by row (1 = the first data row) and header name; the file is
+# written back as Python's csv module quotes it, which verify reads alike.
+csv_get() {
+	python3 -c 'import csv, sys
+print(list(csv.reader(open(sys.argv[1], newline="")))[int(sys.argv[2])][list(csv.reader(open(sys.argv[1], newline="")))[0].index(sys.argv[3])])' "$@"
+}
+csv_set() {
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[int(sys.argv[2])][rows[0].index(sys.argv[3])] = sys.argv[4]
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(rows)' "$@"
+}
+# md_get FILE SECTION KEY COLUMN / md_set FILE SECTION KEY COLUMN VALUE:
+# one cell of a Markdown table in table.md: the first table when SECTION
+# is empty, else the one under "## SECTION..."; the row whose first cell
+# is KEY, the column headed COLUMN.
+MD_CELL='
+function trim(x) { gsub(/^ +| +$/, "", x); return x }
+/^## / { heading = $0 }
+{ here = (want == "") ? (heading == "") : (index(heading, "## " want) == 1) }
+here && /^\|/ {
+	n = split($0, f, "|")
+	if (trim(f[2]) == "#" || trim(f[2]) == "cell") for (j = 2; j < n; j++) col[trim(f[j])] = j
+	else if (trim(f[2]) == key && (column in col)) {
+		if (!set) { print trim(f[col[column]]); exit }
+		f[col[column]] = " " value " "
+		line = f[1]; for (j = 2; j <= n; j++) line = line "|" f[j]
+		$0 = line
+	}
+}
+set { print }'
+md_get() { awk -v want="$2" -v key="$3" -v column="$4" -v set=0 "$MD_CELL" "$1"; }
+md_set() {
+	awk -v want="$2" -v key="$3" -v column="$4" -v value="$5" -v set=1 "$MD_CELL" "$1" >"$1.new" && mv "$1.new" "$1"
+}
+# tampered BUNDLE: verify's complaints about the numbers, one a line, after
+# the manifest is made again (as a forger would).
+tampered() {
+	remanifest "$1"
+	run "$VERIFY" "$1"
+	assert_failure 1
+	complaints=$(printf '%s\n' "$output" | grep '^verify: results/' || true)
+}
+
+@test "verify re-derives the Triad ratio and each change against the baseline: one tampered alone fails, named" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	t=$(bundle "$(matrix_run)")
+	fresh() { rm -rf "$BATS_TEST_TMPDIR/u"; b=$(unpack "$t"); }
+
+	fresh
+	r=$(csv_get "$b/results/table.csv" 2 triad_ratio)
+	csv_set "$b/results/table.csv" 2 triad_ratio "$(awk -v r="$r" 'BEGIN { printf "%.2f", r + 0.5 }')"
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): triad_ratio $(awk -v r="$r" 'BEGIN { printf "%.2f", r + 0.5 }') but the raw outputs give $r"
+
+	fresh
+	r=$(md_get "$b/results/table.md" '' 2 'Triad ratio')
+	[ -n "$r" ]
+	md_set "$b/results/table.md" '' 2 'Triad ratio' 9.99
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002): Triad ratio 9.99 but the raw outputs give $r"
+
+	fresh
+	c=$(csv_get "$b/results/table.csv" 2 copy_vs_baseline_pct)
+	[ "$c" != -0.0 ] || c=0.0 # verify names a change of nothing 0.0
+	csv_set "$b/results/table.csv" 2 copy_vs_baseline_pct 55.5
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): copy_vs_baseline_pct 55.5 but the raw outputs give $c"
+
+	fresh
+	c=$(md_get "$b/results/table.md" 'Against the baseline' 002 Scale)
+	[[ "$c" == [+-]*% ]]
+	md_set "$b/results/table.md" 'Against the baseline' 002 Scale +55.5%
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002) against the baseline: Scale +55.5% but the raw outputs give $c"
+}
+
+@test "verify with 4 runs a cell: medians of an even count, the Triad spread and the verdicts, each re-derived" {
+	fake_gcc
+	# The baseline's Copy runs give a median of 1020 (the middle two's
+	# mean); B's Copy is slower in every run, its Scale 0.01% lower
+	# (table.csv: -0.0), its Triad spread 1100/1000.
+	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
+	for k in 1 2 3 4; do
+		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
+		fake_result b "$k" "${bcopy[k - 1]}" 999.9 1000 "${btriad[k - 1]}"
+	done
+	m=$(write_matrix four 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
+	run "$RUN_MATRIX" --size 100000 --ntimes 3 --repeat 4 --results "$BATS_TEST_TMPDIR/m4" "$m"
+	assert_success
+	run4=$(find "$BATS_TEST_TMPDIR/m4" -mindepth 2 -maxdepth 2 -type d)
+	assert_equal "$(csv_get "$run4/table.csv" 1 copy_mbs) $(csv_get "$run4/table.csv" 2 scale_vs_baseline_pct)" "1020 -0.0"
+	t=$(bundle "$run4")
+	run "$VERIFY" "$t"
+	assert_success
+	fresh() { rm -rf "$BATS_TEST_TMPDIR/u"; b=$(unpack "$t"); }
+
+	fresh
+	assert_equal "$(csv_get "$b/results/table.csv" 2 triad_spread)" 1.10
+	csv_set "$b/results/table.csv" 2 triad_spread 1.01
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): triad_spread 1.01 but the raw outputs give 1.10"
+
+	fresh
+	md_set "$b/results/table.md" '' 2 'Triad spread' 1.01
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002): Triad spread 1.01 but the raw outputs give 1.10"
+
+	fresh
+	assert_equal "$(csv_get "$b/results/table.csv" 2 copy_verdict)" slower
+	csv_set "$b/results/table.csv" 2 copy_verdict 'within noise'
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.csv row 2 (cell 002): copy_verdict within noise but the raw outputs give slower"
+
+	fresh
+	assert_equal "$(md_get "$b/results/table.md" 'Against the baseline' 002 Copy)" '-19.6% slower'
+	md_set "$b/results/table.md" 'Against the baseline' 002 Copy '-19.6% within noise'
+	tampered "$b"
+	assert_equal "$complaints" "verify: results/table.md row 2 (cell 002) against the baseline: Copy -19.6% within noise but the raw outputs give -19.6% slower"
+}
+
 @test "a tampered bench.c fails the sha256, even with a new manifest and bench.c.sha256" {
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	b=$(unpack "$(bundle "$(harness_run)")")
@@ -172,6 +294,75 @@ EOS
 	jq -e '.bench.system.hostname == "redacted-host"' "$BATS_TEST_TMPDIR"/r/*/results/step-001.json >/dev/null
 	run "$VERIFY" "$red"
 	assert_success
+}
+
+# inside DIR: how often $h occurs in DIR's text files other than as the
+# token $tok (nor inside redacted-host); provenance.txt, whose command
+# line goes, the hashes, and the report made after redaction not counted.
+inside() {
+	local ex=(--exclude=bench.c --exclude='*.sha256' --exclude=provenance.txt --exclude='report.*' --exclude='plot-*')
+	local all toks repl
+	all=$(grep -rhoIF "$h" "$1" "${ex[@]}" | wc -l)
+	toks=$(grep -rhoIP "$tok" "$1" "${ex[@]}" | wc -l)
+	repl=$(grep -rhoIF redacted-host "$1" "${ex[@]}" | wc -l)
+	echo $((all - toks - repl * $(grep -o "$h" <<<redacted-host | wc -l)))
+}
+
+@test "--redact: a host called vm, a, read or bench is gone as a token, every JSON key stays, and the bundle verifies" {
+	command -v unshare >/dev/null || skip "no unshare"
+	need_compiler gcc
+	local h t tok f
+	for h in vm a read bench; do
+		t=$BATS_TEST_TMPDIR/host-$h
+		mkdir -p "$t/p" "$t/r"
+		cat >"$t/inns.sh" <<EOS
+hostname $h || exit 77
+"$MEMBENCH_ROOT/harness/run" --results "$t/res" --bench "$MEMBENCH_ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
+d=\$(find "$t/res" -mindepth 2 -maxdepth 2 -type d)
+"$SUBMIT" --output "$t/p" "\$d" >/dev/null && "$SUBMIT" --redact --output "$t/r" "\$d" >/dev/null
+EOS
+		run unshare -u sh "$t/inns.sh"
+		[ "$status" != 77 ] || skip "cannot set a host name here"
+		assert_success
+		tar -C "$t/p" -xzf "$t"/p/*.tar.gz
+		tar -C "$t/r" -xzf "$t"/r/*.tar.gz
+		# The name as a token: not beside a letter, digit, '_' or '-',
+		# nor beside a '.' that joins it to one (bench.c is another word).
+		tok="(?<![A-Za-z0-9_-])(?<![A-Za-z0-9_-][.])$h(?![A-Za-z0-9_-])(?![.][A-Za-z0-9_-])"
+		# Unredacted it is there, so the check below can fail...
+		jq -e --arg h "$h" '.bench.system.hostname == $h' "$t"/p/*/results/step-001.json >/dev/null
+		grep -rqIP "$tok" "$t/p" --exclude=bench.c
+		# ...and redacted it is in no text file (bench.c is the source as
+		# it was; the report and its plots are rendered afterwards, from
+		# the redacted files, in words of their own: "bench", an <a> tag).
+		# In JSON it is in no value; the keys are the unredacted ones.
+		run grep -rlIP "$tok" "$t/r" --exclude=bench.c --exclude='report.*' --exclude='plot-*' --exclude='*.json'
+		assert_output ''
+		grep -q '^- host: redacted-host, ' "$t"/r/*/results/report.md
+		# Inside longer words (threads, membench, bench.c, svm) it stays:
+		# as many such occurrences as unredacted, and there are some.
+		assert_equal "$(inside "$t/r")" "$(inside "$t/p")"
+		[ "$(inside "$t/p")" -gt 0 ]
+		jq -e '.bench.system.hostname == "redacted-host"' "$t"/r/*/results/step-001.json >/dev/null
+		for f in $(cd "$t"/p/*/ && find . -name '*.json'); do
+			assert_equal "$f: $(jq -r '.. | strings' "$t"/r/*/"$f" | grep -cP "$tok")" "$f: 0"
+			# every document parses, with the same keys and schema
+			assert_equal "$(jq -c '[paths], .schema' "$t"/r/*/"$f")" "$(jq -c '[paths], .schema' "$t"/p/*/"$f")"
+		done
+		run "$VERIFY" "$t"/r/*.tar.gz
+		assert_success
+	done
+}
+
+@test "--redact: a recorded host name that is no host name stops the bundling, in one line" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	cp -r "$(harness_run)" "$BATS_TEST_TMPDIR/run"
+	f=$BATS_TEST_TMPDIR/run/step-001.json
+	jq --arg h 'box "7"' '.bench.system.hostname = $h' "$f" >"$f.new" && mv "$f.new" "$f"
+	run "$SUBMIT" --redact --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/run"
+	assert_failure 2
+	assert_output "submission: --redact: $(printf '%q' 'box "7"') was recorded as a host name, but is not one (letters, digits, '.', '_', '-'); not redacting it would leak it"
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name '*.tar.gz')" ]
 }
 
 @test "report.html: made by harness/report when it exists, and said so when not" {
