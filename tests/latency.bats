@@ -348,7 +348,7 @@ EOT
 	chmod +x "$BATS_TEST_TMPDIR/bench"
 	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n 4 -b "$BATS_TEST_TMPDIR/bench"
 	assert_success
-	assert_line --regexp '^bench +2 +[0-9.]+ +1 +4 +80 +2000$'
+	assert_line --regexp '^bench +2 +[0-9.]+ +1\.00 +4\.00 +80\.00 +2000\.00$'
 	# sorted: 1.0 1.2 1.6 2.0, 4.0 4.2 4.6 5.0, 80 82 86 90, 2000 2100 2300 2400
-	assert_line --regexp '^bench +median +[0-9.]+ +1\.4 +4\.4 +84 +2200$'
+	assert_line --regexp '^bench +median +[0-9.]+ +1\.40 +4\.40 +84\.00 +2200\.00$'
 }
