@@ -154,7 +154,10 @@
 #ifndef BENCH_NO_STATIC
 #define BENCH_NO_STATIC 0
 #endif
-/* Test-only: 1 corrupts one element after the run, so validation fails. */
+/* Test-only: damage done after the timed repetitions, which validation
+ * must find: 1 doubles one element of a[] (plus one); 2 moves one element
+ * of a[] by a relative 1e-6; 3 moves Read's total of the last repetition
+ * by a relative 1e-6. */
 #ifndef BENCH_CORRUPT_TEST
 #define BENCH_CORRUPT_TEST 0
 #endif
@@ -4227,7 +4230,8 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 			if (exceeds(abs_d(r->sums[k] - r->expect[k]),
 				    1e-9 * abs_d(r->expect[k])))
 				printf("Failed Validation on Read: repetition %llu summed "
-				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
+				       "%e, expected %e\n", k + 1, r->sums[k],
+				       r->expect[k]);
 	if (r->valid)
 		printf("Solution Validates: avg error less than %e on all three "
 		       "arrays\n", r->epsilon);
@@ -4786,6 +4790,21 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	choose_stores(o, r, q);
 }
 
+#if BENCH_CORRUPT_TEST
+/* The corrupt-test builds' damage (BENCH_CORRUPT_TEST, section 1), done
+ * after the timed repetitions. */
+static void corrupt_for_test(struct stream_run *r)
+{
+	size_t j = r->n / 2;
+	if (BENCH_CORRUPT_TEST == 1)
+		r->ar.a[j] = r->ar.a[j] * 2 + 1;
+	else if (BENCH_CORRUPT_TEST == 2)
+		r->ar.a[j] = (elem_t)((double)r->ar.a[j] * (1.0 + 1e-6));
+	else if (BENCH_CORRUPT_TEST == 3)
+		r->sums[r->ntimes - 1] *= 1.0 + 1e-6;
+}
+#endif
+
 /* The timed repetitions, then the statistics, validation and (for the
  * primary run, not --best's) the warnings they raise. */
 static void stream_measure(const struct options *o, struct stream_run *r,
@@ -4806,7 +4825,7 @@ static void stream_measure(const struct options *o, struct stream_run *r,
 			}
 	record_end_cpus();
 #if BENCH_CORRUPT_TEST
-	r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
+	corrupt_for_test(r);
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
@@ -7154,7 +7173,7 @@ static void cluster_measure(const struct options *o, struct stream_run *r)
 	/* the corrupt-test build breaks the last rank only, so the report
 	 * must find and name it */
 	if (cl.rank == cl.size - 1)
-		r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
+		corrupt_for_test(r);
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
