@@ -176,6 +176,25 @@ load test_helper
 	assert_line --regexp '^Solution Validates'
 }
 
+@test "the first repetition is left out of min, max, average and median (BENCH_WARMUP_TEST)" {
+	# The warm-up test build records each kernel's first repetition as
+	# 1e12 s (copy, add, read) or 1e-12 s (scale, triad, write): counted,
+	# it would be the max and swamp the average, or be the min.  The
+	# bounds are a hundred-fold from those values, not speeds.
+	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
+	run "$bin" $TINY --kernels all --best --json
+	assert_success
+	run jq -e '[.results[], .best.results[]] | length == 12 and all(
+		.min_s > 1e-10 and .max_s < 1e10 and .median_s < 1e10 and
+		(.avg_s // 0) < 1e10 and .min_s <= .median_s and .median_s <= .max_s)' <<<"$output"
+	assert_success
+	# STREAM's table: Avg and Max time of the slow-first kernels
+	run "$bin" $TINY --kernels all
+	assert_success
+	awk '/^(Copy|Add|Read):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
+		END { exit n != 3 }' <<<"$output"
+}
+
 @test "small arrays get STREAM's sizing advice with the size that satisfies it" {
 	run "$BENCH" $TINY --json
 	llc=$(jq '[.system.caches[] | select(.type != "Instruction")] | max_by(.level) | .bytes' <<<"$output")
