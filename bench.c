@@ -6957,6 +6957,9 @@ struct cluster_node {
 	char host[CLUSTER_HOST];
 	int ranks, threads;
 	double mbs[NKERNELS]; /* best MB/s of the node's ranks together */
+	double bytes[NKERNELS];  /* a run's: what all its ranks move a pass */
+	double best_s[NKERNELS]; /* ... and the slowest rank's time in the
+				  * best repetition; mbs is bytes / best_s */
 	double lat_ns;        /* 0: not measured */
 	int valid;
 	int bad_rank;  /* lowest world rank that failed validation; -1 none */
@@ -7305,6 +7308,8 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 				if (slow > 0 && slow < best)
 					best = slow;
 			}
+			nd[j].bytes[k] = bytes;
+			nd[j].best_s[k] = best < DBL_MAX ? best : 0;
 			nd[j].mbs[k] = best < DBL_MAX ? 1.0E-06 * bytes / best : 0;
 		}
 	}
@@ -7393,6 +7398,15 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 				if (kernels & (1u << k))
 					json_num(kernel_defs[k].name, nd[j].mbs[k]);
 			json_close('}');
+			for (i = 0; !source && i < 2; i++) {
+				json_open(i ? "best_s" : "bytes", '{');
+				for (k = 0; k < NKERNELS; k++)
+					if (kernels & (1u << k))
+						json_num(kernel_defs[k].name,
+							 i ? nd[j].best_s[k]
+							   : nd[j].bytes[k]);
+				json_close('}');
+			}
 			if (nd[j].lat_ns > 0)
 				json_num("latency_ns", nd[j].lat_ns);
 			json_bool("valid", nd[j].valid);
