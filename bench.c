@@ -154,9 +154,19 @@
 #ifndef BENCH_NO_STATIC
 #define BENCH_NO_STATIC 0
 #endif
-/* Test-only: 1 corrupts one element after the run, so validation fails. */
+/* Test-only: damage done after the timed repetitions, which validation
+ * must find: 1 doubles one element of a[] (plus one); 2 moves one element
+ * of a[] by a relative 1e-6; 3 moves Read's total of the last repetition
+ * by a relative 1e-6. */
 #ifndef BENCH_CORRUPT_TEST
 #define BENCH_CORRUPT_TEST 0
+#endif
+/* Test-only: S > 0 records every kernel's first repetition (the warm-up,
+ * which the statistics leave out) as S seconds for Copy, Add and Read and
+ * 1/S for Scale, Triad and Write, so a statistic that counted it would be
+ * far off whichever way it looks. */
+#ifndef BENCH_WARMUP_TEST
+#define BENCH_WARMUP_TEST 0
 #endif
 
 /* -- Cluster (bench-mpi only: -DBENCH_MPI) ------------------------------ */
@@ -4227,7 +4237,8 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 			if (exceeds(abs_d(r->sums[k] - r->expect[k]),
 				    1e-9 * abs_d(r->expect[k])))
 				printf("Failed Validation on Read: repetition %llu summed "
-				       "%e, expected %e\n", k, r->sums[k], r->expect[k]);
+				       "%e, expected %e\n", k + 1, r->sums[k],
+				       r->expect[k]);
 	if (r->valid)
 		printf("Solution Validates: avg error less than %e on all three "
 		       "arrays\n", r->epsilon);
@@ -4786,6 +4797,21 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	choose_stores(o, r, q);
 }
 
+#if BENCH_CORRUPT_TEST
+/* The corrupt-test builds' damage (BENCH_CORRUPT_TEST, section 1), done
+ * after the timed repetitions. */
+static void corrupt_for_test(struct stream_run *r)
+{
+	size_t j = r->n / 2;
+	if (BENCH_CORRUPT_TEST == 1)
+		r->ar.a[j] = r->ar.a[j] * 2 + 1;
+	else if (BENCH_CORRUPT_TEST == 2)
+		r->ar.a[j] = (elem_t)((double)r->ar.a[j] * (1.0 + 1e-6));
+	else if (BENCH_CORRUPT_TEST == 3)
+		r->sums[r->ntimes - 1] *= 1.0 + 1e-6;
+}
+#endif
+
 /* The timed repetitions, then the statistics, validation and (for the
  * primary run, not --best's) the warnings they raise. */
 static void stream_measure(const struct options *o, struct stream_run *r,
@@ -4797,16 +4823,21 @@ static void stream_measure(const struct options *o, struct stream_run *r,
 	for (rep = 0; rep < r->ntimes; rep++)
 		for (k = 0; k < NKERNELS; k++)
 			if (o->kernels & (1u << k)) {
-				double sum = 0.0;
-				TIME_AT(r, k, rep) =
-					run_kernel((enum kernel_id)k, &r->ar, q,
-						   r->how[k], &sum);
+				double sum = 0.0, t;
+				t = run_kernel((enum kernel_id)k, &r->ar, q,
+					       r->how[k], &sum);
+#if BENCH_WARMUP_TEST > 0
+				if (rep == 0) /* the warm-up test build */
+					t = k % 2 ? 1.0 / BENCH_WARMUP_TEST
+						  : (double)BENCH_WARMUP_TEST;
+#endif
+				TIME_AT(r, k, rep) = t;
 				if (k == K_READ)
 					r->sums[rep] = sum;
 			}
 	record_end_cpus();
 #if BENCH_CORRUPT_TEST
-	r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
+	corrupt_for_test(r);
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
@@ -6926,6 +6957,9 @@ struct cluster_node {
 	char host[CLUSTER_HOST];
 	int ranks, threads;
 	double mbs[NKERNELS]; /* best MB/s of the node's ranks together */
+	double bytes[NKERNELS];  /* a run's: what all its ranks move a pass */
+	double best_s[NKERNELS]; /* ... and the slowest rank's time in the
+				  * best repetition; mbs is bytes / best_s */
 	double lat_ns;        /* 0: not measured */
 	int valid;
 	int bad_rank;  /* lowest world rank that failed validation; -1 none */
@@ -7122,12 +7156,17 @@ static void cluster_repetitions(const struct options *o, struct stream_run *r,
 	for (rep = 0; rep < r->ntimes; rep++)
 		for (k = 0; k < NKERNELS; k++)
 			if (o->kernels & (1u << k)) {
-				double sum = 0.0;
+				double sum = 0.0, t;
 				cluster_barrier(c, "the barrier before", k,
 						(long long)rep);
-				TIME_AT(r, k, rep) =
-					run_kernel((enum kernel_id)k, &r->ar, q,
-						   r->how[k], &sum);
+				t = run_kernel((enum kernel_id)k, &r->ar, q,
+					       r->how[k], &sum);
+#if BENCH_WARMUP_TEST > 0
+				if (rep == 0) /* the warm-up test build */
+					t = k % 2 ? 1.0 / BENCH_WARMUP_TEST
+						  : (double)BENCH_WARMUP_TEST;
+#endif
+				TIME_AT(r, k, rep) = t;
 				if (k == K_READ)
 					r->sums[rep] = sum;
 			}
@@ -7154,7 +7193,7 @@ static void cluster_measure(const struct options *o, struct stream_run *r)
 	/* the corrupt-test build breaks the last rank only, so the report
 	 * must find and name it */
 	if (cl.rank == cl.size - 1)
-		r->ar.a[r->n / 2] = r->ar.a[r->n / 2] * 2 + 1;
+		corrupt_for_test(r);
 #endif
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
@@ -7269,6 +7308,8 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 				if (slow > 0 && slow < best)
 					best = slow;
 			}
+			nd[j].bytes[k] = bytes;
+			nd[j].best_s[k] = best < DBL_MAX ? best : 0;
 			nd[j].mbs[k] = best < DBL_MAX ? 1.0E-06 * bytes / best : 0;
 		}
 	}
@@ -7357,6 +7398,15 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 				if (kernels & (1u << k))
 					json_num(kernel_defs[k].name, nd[j].mbs[k]);
 			json_close('}');
+			for (i = 0; !source && i < 2; i++) {
+				json_open(i ? "best_s" : "bytes", '{');
+				for (k = 0; k < NKERNELS; k++)
+					if (kernels & (1u << k))
+						json_num(kernel_defs[k].name,
+							 i ? nd[j].best_s[k]
+							   : nd[j].bytes[k]);
+				json_close('}');
+			}
 			if (nd[j].lat_ns > 0)
 				json_num("latency_ns", nd[j].lat_ns);
 			json_bool("valid", nd[j].valid);

@@ -88,6 +88,56 @@ level() {
 	fail "no run gave a whole number of L1 cycles"
 }
 
+# The CPU clock as the OS states it, in MHz, as "LOW HIGH": LOW is the
+# largest of /proc/cpuinfo's "cpu MHz" lines (a VM's is the host's TSC
+# rate), a model name's "@ N.NNGHz" and cpufreq's base frequency; HIGH
+# adds cpufreq's maximum (turbo).  Nothing when the OS states none.
+os_clock_mhz() {
+	{
+		awk -F: '/^cpu MHz/ { print "low", $2 + 0 }
+			/^model name/ && match($2, /@ *[0-9.]+ *GHz/) {
+				f = substr($2, RSTART, RLENGTH); gsub(/[^0-9.]/, "", f)
+				print "low", f * 1000 }' /proc/cpuinfo 2>/dev/null
+		cat /sys/devices/system/cpu/cpu*/cpufreq/base_frequency 2>/dev/null |
+			awk '{ print "low", $1 / 1000 }'
+		cat /sys/devices/system/cpu/cpu*/cpufreq/cpuinfo_max_freq 2>/dev/null |
+			awk '{ print "high", $1 / 1000 }'
+	} | awk '$2 > 0 { if ($1 == "low" && $2 > lo) lo = $2; if ($2 > hi) hi = $2 }
+		END { if (lo > 0) print lo, hi }'
+}
+
+@test "the clock is measured, and is the CPU's: within 0.6x the OS's stated clock and 2.5x its maximum" {
+	# The clock turns a chase's ns into cycles; a wrong constant can still
+	# give an L1 latency near a whole number of cycles.  The OS's figure
+	# is independent of bench; the margin covers turbo above a VM's TSC
+	# rate and a throttled core.  A measured clock is also measured twice
+	# a run (start and end, for drift), and two measurements do not agree
+	# to nine digits in every one of three runs, which a constant does
+	# whatever its value.  Up to three runs, as a busy machine can catch
+	# an estimate in preemption.
+	local ref lo hi mhz end try differ=0 near=0
+	ref=$(os_clock_mhz)
+	[ -n "$ref" ] || skip "the OS states no CPU clock"
+	read -r lo hi <<<"$ref"
+	for try in 1 2 3; do
+		run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		[ "$(printf '%s\n' "$output" | jq -r .clock.source)" != "from --mhz" ]
+		read -r mhz end < <(printf '%s\n' "$output" | jq -r '"\(.clock.mhz) \(.clock.mhz_at_end)"')
+		echo "try $try: measured $mhz MHz, at the end $end MHz; the OS states $lo MHz, at most $hi MHz"
+		if [ "$mhz" != "$end" ]; then
+			differ=1
+		fi
+		if awk -v m="$mhz" -v lo="$lo" -v hi="$hi" \
+			'BEGIN { exit !(m >= 0.6 * lo && m <= 2.5 * hi) }'; then
+			near=1
+		fi
+		[ "$differ$near" != 11 ] || return 0
+	done
+	[ "$differ" = 1 ] || fail "every run measured the same clock twice: a constant, not a measurement"
+	fail "the measured clock is not the CPU's"
+}
+
 @test "--mhz overrides the clock estimate and says so" {
 	run "$BENCH" latency "${SMALL[@]}" --mhz 1000 --json
 	assert_success

@@ -104,6 +104,53 @@ two_ranks_one_node() {
 	two_ranks_one_node mpich
 }
 
+# Two ranks on this one node, with arrays of 100000 and 60000 elements:
+# the node's bytes are both ranks' (Copy 2 x 8 x 160000), and its rate is
+# those bytes over the time it reports.  Counting one rank's arrays, or
+# every rank as the first, reads otherwise.
+node_counts_every_rank() {
+	local flavour="$1" b
+	b=$(mpi_build "$flavour")
+	mpi_launcher "$flavour"
+	run --separate-stderr timeout "$BOUND" "${launch[@]}" \
+		-np 1 "$b" -s 100000 -n 3 --json : -np 1 "$b" -s 60000 -n 3 --json
+	assert_success
+	jq -e '.cluster.nodes as $n | ($n | length) == 1 and $n[0].ranks == 2 and
+		$n[0].bytes == {copy: 2560000, scale: 2560000, add: 3840000, triad: 3840000} and
+		($n[0] | [.bytes, .best_s, .rates_mbs] as [$b, $t, $r] |
+			["copy", "scale", "add", "triad"] | all(. as $k | $t[$k] > 0 and
+				(($b[$k] / $t[$k] / 1e6 - $r[$k]) | fabs) <= 1e-6 * $r[$k])) and
+		.cluster.aggregate.rates_mbs == $n[0].rates_mbs' <<<"$output" || {
+		jq -c '.cluster.nodes[] | {ranks, bytes, best_s, rates_mbs}' <<<"$output"
+		return 1
+	}
+}
+
+@test "Open MPI: a node's rate counts the arrays of every rank on it" {
+	node_counts_every_rank openmpi
+}
+
+@test "MPICH: a node's rate counts the arrays of every rank on it" {
+	node_counts_every_rank mpich
+}
+
+@test "a node's best repetition is never the first (BENCH_WARMUP_TEST)" {
+	# the warm-up test build records every rank's first repetition as
+	# 1e12 s (copy, add) or 1e-12 s (scale, triad); the bounds are a
+	# hundred-fold from those values
+	local b
+	b=$(mpi_build openmpi -DBENCH_WARMUP_TEST=1000000000000)
+	mpi_launcher openmpi
+	BENCH_FAKE_HOST=nodeA,nodeB run --separate-stderr timeout "$BOUND" \
+		"${launch[@]}" -np 2 "$b" $TINY --json
+	assert_success
+	jq -e '(.cluster.nodes | length) == 2 and (.cluster.nodes | all(.best_s |
+		[.copy, .scale, .add, .triad] | all(. > 1e-10 and . < 1e10)))' <<<"$output" || {
+		jq -c '.cluster.nodes[].best_s' <<<"$output"
+		return 1
+	}
+}
+
 @test "two ranks as two nodes (BENCH_FAKE_HOST), sequential: a row per node in rank order, one table" {
 	local b
 	b=$(mpi_build openmpi)

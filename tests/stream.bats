@@ -142,6 +142,59 @@ load test_helper
 	assert_output "$(printf 'false\n1')"
 }
 
+@test "one element off by a relative 1e-6 fails validation (BENCH_CORRUPT_TEST=2)" {
+	# 1e-6 of one element in 100000 is an average relative error of 1e-11,
+	# a hundred times STREAM's epsilon for double
+	bin=$(build_variant corrupt2 gcc -O2 -DBENCH_CORRUPT_TEST=2)
+	run "$bin" $TINY
+	assert_failure 1
+	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
+	assert_line --regexp '^     For array a\[\], 1 errors were found\.$'
+	refute_line --partial 'Failed Validation on array b'
+	refute_line --partial 'Solution Validates'
+	run "$bin" $TINY --json
+	assert_failure 1
+	run jq -r '[.validation.ok, (.validation.arrays[] | .errors)] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\t1\t0\t0')"
+}
+
+@test "a Read total off by a relative 1e-6 fails validation: Read's sums are checked (BENCH_CORRUPT_TEST=3)" {
+	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	run "$bin" $TINY --kernels all
+	assert_failure 1
+	# the last of the three repetitions, named as the text counts them
+	assert_line --regexp '^Failed Validation on Read: repetition 3 summed [0-9.e+]+, expected [0-9.e+]+$'
+	[ "$(grep -c '^Failed Validation' <<<"$output")" -eq 1 ]
+	refute_line --partial 'Solution Validates'
+	run "$bin" $TINY --kernels read --json
+	assert_failure 1
+	run jq -r '[.validation.ok, .validation.read_ok, ([.validation.arrays[].errors] | add)] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\tfalse\t0')"
+	# without Read nothing is damaged, and the same build validates
+	run "$bin" $TINY
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "the first repetition is left out of min, max, average and median (BENCH_WARMUP_TEST)" {
+	# The warm-up test build records each kernel's first repetition as
+	# 1e12 s (copy, add, read) or 1e-12 s (scale, triad, write): counted,
+	# it would be the max and swamp the average, or be the min.  The
+	# bounds are a hundred-fold from those values, not speeds.
+	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
+	run "$bin" $TINY --kernels all --best --json
+	assert_success
+	run jq -e '[.results[], .best.results[]] | length == 12 and all(
+		.min_s > 1e-10 and .max_s < 1e10 and .median_s < 1e10 and
+		(.avg_s // 0) < 1e10 and .min_s <= .median_s and .median_s <= .max_s)' <<<"$output"
+	assert_success
+	# STREAM's table: Avg and Max time of the slow-first kernels
+	run "$bin" $TINY --kernels all
+	assert_success
+	awk '/^(Copy|Add|Read):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
+		END { exit n != 3 }' <<<"$output"
+}
+
 @test "small arrays get STREAM's sizing advice with the size that satisfies it" {
 	run "$BENCH" $TINY --json
 	llc=$(jq '[.system.caches[] | select(.type != "Instruction")] | max_by(.level) | .bytes' <<<"$output")
