@@ -7,6 +7,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 FIX="$MEMBENCH_ROOT/tests/fixtures/consumers"
 KERNELS="Copy Scale Add Triad"
 

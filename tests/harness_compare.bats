@@ -23,6 +23,7 @@ if .results then .results |= map(.min_s = .median_s / 1.01 | .max_s = .median_s 
   else . end'
 
 setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	local d=$BATS_FILE_TMPDIR
 	"$BENCH" -s 100000 -n 5 --json | jq "$PIN" >"$d/stream.json"
 	"$BENCH" latency --max 1M --json | jq "$PIN" >"$d/latency.json"

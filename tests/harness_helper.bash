@@ -166,17 +166,15 @@ result_dir() { find "$MEMBENCH_RESULTS" -mindepth 2 -maxdepth 2 -type d | head -
 # trimmed_path NAME...: a PATH holding every command of this machine except
 # NAME..., to show what happens where they are not installed.
 trimmed_path() {
-	local bin=$BATS_TEST_TMPDIR/trimmed-bin d f name skip
+	local bin=$BATS_TEST_TMPDIR/trimmed-bin d n hide=()
 	mkdir -p "$bin"
+	for n in "$@"; do hide+=(-e "$n"); done
+	# one ln per directory, earlier directories first: ln leaves a name
+	# that an earlier directory already linked (and says so, unheard)
 	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 		[ -d "$d" ] || continue
-		for f in "$d"/*; do
-			name=${f##*/}
-			[ -e "$bin/$name" ] && continue
-			skip=0
-			for n in "$@"; do [ "$name" = "$n" ] && skip=1; done
-			[ "$skip" = 1 ] || ln -s "$f" "$bin/$name"
-		done
+		(cd "$d" && ls -A) | { if [ $# -gt 0 ]; then grep -vxF "${hide[@]}"; else cat; fi; } |
+			sed "s|^|$d/|" | xargs -r -d '\n' ln -s -t "$bin" 2>/dev/null || true
 	done
 	printf '%s' "$bin"
 }

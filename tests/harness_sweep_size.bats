@@ -5,6 +5,9 @@
 load test_helper
 load harness_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 setup() { harness_setup; }
 
 SWEEP=$HARNESS_REPO/harness/sweep-size

@@ -168,7 +168,7 @@ make_var() {
 		grep -q 'export BATS_NO_PARALLELIZE_WITHIN_FILE=true' "$f" ||
 			fail "$name is outside the fast tier but lets its tests run side by side"
 	done
-	run make -n -C "$MEMBENCH_ROOT" check-fast JOBS=1
+	run make -n -C "$MEMBENCH_ROOT" check-fast FAST_JOBS=1
 	assert_success
 	assert_output --partial "tests/stream_errors.bats"
 	refute_output --partial "tests/cross.bats"
