@@ -4812,6 +4812,22 @@ static void corrupt_for_test(struct stream_run *r)
 }
 #endif
 
+/* One timed repetition's time and, for Read, its sum, as the stream loop
+ * and the cluster loop both record them.  A warm-up test build
+ * (BENCH_WARMUP_TEST=S) records repetition 0 as S seconds, or 1/S for
+ * every other kernel, so a statistic that counts it shows. */
+static void record_rep(struct stream_run *r, enum kernel_id k,
+		       unsigned long long rep, double t, double sum)
+{
+#if BENCH_WARMUP_TEST > 0
+	if (rep == 0)
+		t = k % 2 ? 1.0 / BENCH_WARMUP_TEST : (double)BENCH_WARMUP_TEST;
+#endif
+	TIME_AT(r, k, rep) = t;
+	if (k == K_READ)
+		r->sums[rep] = sum;
+}
+
 /* The timed repetitions, then the statistics, validation and (for the
  * primary run, not --best's) the warnings they raise. */
 static void stream_measure(const struct options *o, struct stream_run *r,
@@ -4826,14 +4842,7 @@ static void stream_measure(const struct options *o, struct stream_run *r,
 				double sum = 0.0, t;
 				t = run_kernel((enum kernel_id)k, &r->ar, q,
 					       r->how[k], &sum);
-#if BENCH_WARMUP_TEST > 0
-				if (rep == 0) /* the warm-up test build */
-					t = k % 2 ? 1.0 / BENCH_WARMUP_TEST
-						  : (double)BENCH_WARMUP_TEST;
-#endif
-				TIME_AT(r, k, rep) = t;
-				if (k == K_READ)
-					r->sums[rep] = sum;
+				record_rep(r, (enum kernel_id)k, rep, t, sum);
 			}
 	record_end_cpus();
 #if BENCH_CORRUPT_TEST
@@ -7161,14 +7170,7 @@ static void cluster_repetitions(const struct options *o, struct stream_run *r,
 						(long long)rep);
 				t = run_kernel((enum kernel_id)k, &r->ar, q,
 					       r->how[k], &sum);
-#if BENCH_WARMUP_TEST > 0
-				if (rep == 0) /* the warm-up test build */
-					t = k % 2 ? 1.0 / BENCH_WARMUP_TEST
-						  : (double)BENCH_WARMUP_TEST;
-#endif
-				TIME_AT(r, k, rep) = t;
-				if (k == K_READ)
-					r->sums[rep] = sum;
+				record_rep(r, (enum kernel_id)k, rep, t, sum);
 			}
 	cluster_barrier(c, "the barrier after the last repetition", -1, 0);
 }
