@@ -96,3 +96,15 @@ fake_result() {
 			reasons: [$ARGS.positional[] | select(test("last-level")) | "arrays below 4x all last-level caches"]},
 		warnings: $ARGS.positional}' "$@" >"$BATS_TEST_TMPDIR/fake/$name.$run.json"
 }
+
+# plant_even_runs B_SCALE: four runs each of the planted benches a and b,
+# out of order.  Sorted, a's Copy is 1000 1010 1030 1100 (median 1020),
+# b's Copy 800 810 830 900 (820) and b's Triad 1000 1010 1050 1100
+# (1030); b's Scale is B_SCALE in every run, every other rate 1000.
+plant_even_runs() {
+	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
+	for k in 1 2 3 4; do
+		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
+		fake_result b "$k" "${bcopy[k - 1]}" "$1" 1000 "${btriad[k - 1]}"
+	done
+}

@@ -113,15 +113,9 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 
 @test "REPEAT 4: a rate is the mean of its middle two runs, in the table, the changes and harness/report" {
 	fake_gcc
-	# Run by run out of order; sorted, a's Copy is 1000 1010 1030 1100
-	# (median 1020), b's Copy 800 810 830 900 (820), b's Triad 1000 1010
-	# 1050 1100 (1030): the upper or the lower middle alone gives other
-	# numbers everywhere below.
-	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
-	for k in 1 2 3 4; do
-		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
-		fake_result b "$k" "${bcopy[k - 1]}" 1000 1000 "${btriad[k - 1]}"
-	done
+	# the upper or the lower middle alone gives other numbers everywhere
+	# below than plant_even_runs' medians
+	plant_even_runs 1000
 	m=$(write_matrix even 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
 	tiny_matrix --repeat 4 "$m"
 	assert_success

@@ -194,11 +194,7 @@ tampered() {
 	# The baseline's Copy runs give a median of 1020 (the middle two's
 	# mean); B's Copy is slower in every run, its Scale 0.01% lower
 	# (table.csv: -0.0), its Triad spread 1100/1000.
-	local k acopy=(1100 1000 1030 1010) bcopy=(800 830 900 810) btriad=(1000 1100 1010 1050)
-	for k in 1 2 3 4; do
-		fake_result a "$k" "${acopy[k - 1]}" 1000 1000 1000
-		fake_result b "$k" "${bcopy[k - 1]}" 999.9 1000 "${btriad[k - 1]}"
-	done
+	plant_even_runs 999.9
 	m=$(write_matrix four 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
 	run "$RUN_MATRIX" --size 100000 --ntimes 3 --repeat 4 --results "$BATS_TEST_TMPDIR/m4" "$m"
 	assert_success
