@@ -6,8 +6,17 @@
 # The value of "KEY = value" in a definition file; empty when absent.
 # Comments (#...) and surrounding blanks are dropped.
 def_get() {
-	sed -n "s/[[:space:]]*#.*//; s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*//p" "$1" |
-		sed 's/[[:space:]]*$//' | tail -n 1
+	local l v=''
+	[ -f "$1" ] || return 0
+	# bash, not sed: run-matrix reads cell.info and the mode files
+	# hundreds of times a matrix, and every fork costs a millisecond
+	while IFS= read -r l || [ -n "$l" ]; do
+		l=${l%%#*}
+		[[ $l =~ ^[[:space:]]*"$2"[[:space:]]*=[[:space:]]*(.*)$ ]] || continue
+		v=${BASH_REMATCH[1]}
+		v=${v%"${v##*[![:space:]]}"}
+	done <"$1"
+	printf '%s' "$v"
 }
 
 # Is KEY present in the file at all (even with an empty value)?
@@ -17,7 +26,7 @@ def_has() {
 
 # A compiler name as a shell variable suffix: gcc-12 -> gcc_12.
 var_suffix() {
-	printf '%s' "$1" | tr -c 'A-Za-z0-9' '_'
+	printf '%s' "${1//[!A-Za-z0-9]/_}"
 }
 
 # The value of the environment variable named $1, and whether it is set.
@@ -32,7 +41,7 @@ env_value() {
 shquote() {
 	case "$1" in
 	'' | *[!A-Za-z0-9_./=:,+@%-]*)
-		printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+		printf "'%s'" "${1//\'/\'\\\'\'}" ;;
 	*) printf '%s' "$1" ;;
 	esac
 }
