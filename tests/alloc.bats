@@ -354,15 +354,3 @@ on_hugetlb_pages() {
 	assert_success
 	assert_line --regexp '^# mapping of the chase buffer: [0-9a-f]+-[0-9a-f]+ \(.*\) anonymous, KernelPageSize [0-9]+ KiB, .*VmFlags .*\bhg\b'
 }
-
-@test "where the OS keeps no smaps, the mapping is unknown, never invented" {
-	# a build that believes it is not on Linux: the smaps shim has no file
-	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
-	run "$bin" -s 20000 -n 3
-	assert_success
-	assert_line 'Mapping a: unknown (no smaps on this system)'
-	run "$bin" -s 20000 -n 3 --json
-	assert_success
-	run jq -r '[.run.arrays[] | .mapping == null and .page_kib == null] | all' <<<"$output"
-	assert_output true
-}

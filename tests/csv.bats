@@ -94,14 +94,6 @@ for r in csv.DictReader(sys.stdin):
 	assert_line --index 1 --partial ',"arrays of 100000 elements'
 }
 
-@test "--csv: a failed validation is in the row and exits 1" {
-	bad=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1) || fail "build failed"
-	run --separate-stderr "$bad" $TINY --csv
-	assert_failure 1
-	[ "$(csv_col validation | sort -u)" = failed ]
-	[ "$(csv_col run_rules | sort -u)" = variant ]
-}
-
 @test "--csv refuses what it cannot combine with, one line, exit 2" {
 	run --separate-stderr "$BENCH" $TINY --csv --json
 	assert_failure 2

@@ -202,13 +202,6 @@ os_clock_mhz() {
 		(.loaded.load_cpus | length) == 1' >/dev/null
 }
 
-@test "--load-threads without OpenMP is refused" {
-	local serial
-	serial=$(build_variant serial gcc -std=c99 -O2)
-	BENCH="$serial" refused --load-threads 1
-	[[ "$stderr" == *"loaded latency needs OpenMP"* ]]
-}
-
 @test "detector: four levels with 3% noise and spikes" {
 	run "$BENCH" latency --curve-in "$FIX/curve-4level.txt" --json
 	assert_success

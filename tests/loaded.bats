@@ -62,30 +62,6 @@ refused() { refused_by latency "$@"; }
 		"$BATS_FILE_TMPDIR/run.json" >/dev/null
 }
 
-@test "a row counts only what its load threads moved while the chase was timed: threads that moved nothing read zero" {
-	needs_openmp
-	# A build whose rows are timed for 0.5 ms after a 200 ms warm-up, and
-	# delays of 1e8 idle-loop turns, tens of ms on any CPU: each thread
-	# moves one chunk, then spins past the timed window, so a row's window
-	# holds at most one chunk a thread (none, unless a chunk happened to
-	# fall in it).  Counting the warm-up's chunks (several), the rows
-	# before (the counters run on across rows) or planned bytes reads more.
-	bin=$(build_variant shortrow gcc -O2 -fopenmp \
-		-DLAT_LOADED_WARM_NS=200e6 -DLAT_LOADED_NS=0.5e6)
-	run --separate-stderr "$bin" latency --min 1M --max 1M --load-threads 1 \
-		--rw 1:0 --delays 100000000,99999999 --json
-	assert_success
-	printf '%s\n' "$output" | jq -e '
-		.loaded as $l | $l.curves[0].chunk_bytes as $chunk | $chunk > 0 and
-		($l.rows | map(.threads)) == [0, 1, 1] and
-		($l.rows | all(.seconds > 0 and .load_bytes <= .threads * $chunk and
-			((.load_bytes / .seconds / 1e6 - .load_mbs) | fabs) <=
-				1e-6 * (.load_mbs + 1)))' >/dev/null || {
-		printf '%s\n' "$output" | jq -c '.loaded.curves[0].chunk_bytes, .loaded.rows[]'
-		return 1
-	}
-}
-
 @test "the text rows are the JSON rows" {
 	needs_openmp
 	local text json

@@ -58,21 +58,6 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 	[ "$(plan_value huge_pages)" = 231 ]
 }
 
-@test "--size auto: the plan's size is the one the run uses" {
-	fake="$BATS_TEST_TMPDIR/sys"
-	fake_llc "$fake" 1M 0
-	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
-	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
-	assert_success
-	[ "$(plan_value llc_bytes)" = 1048576 ]
-	[ "$(plan_value stream_rule_elements)" = 524288 ]
-	planned=$(plan_value array_size)
-	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
-	assert_success
-	[ "$(jq -r .run.array_size <<<"$output")" = "$planned" ]
-	[ "$planned" = 524288 ]
-}
-
 @test "--plan refuses what the run refuses, in one line" {
 	refused_by --alloc static -s 20000000 --plan
 	[[ "$stderr" == *"exceeds the compiled static array size"* ]]
@@ -85,25 +70,4 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 	assert_success
 	jq -e '.schema == "membench/1" and .mode == "stream" and .build.version and
 		.plan.array_size == 100000 and .plan.regions == 3 and (.warnings | length == 0)' <<<"$output"
-}
-
-@test "STREAM's rule counts every last-level cache of the machine" {
-	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
-	fake="$BATS_TEST_TMPDIR/sys"
-	fake_llc "$fake" 1M 0 1 # one L3 per CPU: two L3s
-	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
-	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
-	assert_success
-	[ "$(plan_value llc_bytes)" = 1048576 ]
-	[ "$(plan_value llc_instances)" = 2 ]
-	[ "$(plan_value stream_rule_elements)" = 1048576 ]
-	[ "$(plan_value array_size)" = 1048576 ]
-	MEMBENCH_SYSFS="$fake" run "$bin" info
-	assert_line --partial "L3 1 MiB x2"
-	# one L3 shared by both CPUs is one cache
-	echo 0-1 >"$fake/devices/system/cpu/cpu0/cache/index3/shared_cpu_list"
-	echo 0-1 >"$fake/devices/system/cpu/cpu1/cache/index3/shared_cpu_list"
-	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
-	[ "$(plan_value llc_instances)" = 1 ]
-	[ "$(plan_value array_size)" = 524288 ]
 }

@@ -45,29 +45,10 @@ verdict() { jq -r '[.run_rules.verdict] + .run_rules.reasons | join(" | ")' <<<"
 	jq -e '.warnings | map(select(test("fewer than 20 clock ticks of 1e-06 s"))) | length > 0' <<<"$output"
 }
 
-@test "failed validation is a variant, never standard" {
-	fake="$BATS_TEST_TMPDIR/sys"
-	fake_llc "$fake" 1M 0
-	bin=$(build_variant corrupt gcc -O2 -fopenmp -DBENCH_CORRUPT_TEST=1)
-	MEMBENCH_SYSFS="$fake" run "$bin" -s 1000000 -n 10 --json
-	assert_failure 1
-	[[ "$(verdict)" == "variant | validation failed" ]]
-}
-
 @test "the 4x rule sums every last-level cache of the machine" {
 	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0 1 # two sockets' worth: 2 x 256 KiB
 	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 1000000 -n 10 --json
 	[[ "$(verdict)" == "variant | arrays of 1000000 elements, below 4x all last-level caches (1048576)" ]]
-}
-
-@test "JSON records the command line; a hand build records its compiler macros" {
-	run "$BENCH" $TINY --json
-	jq -e --arg b "$BENCH" '.command == [$b, "-s", "100000", "-n", "3", "--json"]' <<<"$output"
-	bin=$(build_variant hand gcc -O2)
-	run "$bin" $TINY
-	assert_line "Build flags: unknown (not built by make; compiler macros: __OPTIMIZE__ __SSE2__)"
-	run "$bin" info --json
-	jq -e '.build.target_macros == ["__OPTIMIZE__", "__SSE2__"]' <<<"$output"
 }

@@ -158,7 +158,8 @@ make_var() {
 		[ -f "$MEMBENCH_ROOT/tests/$f" ] || fail "FAST_TESTS names $f, which is not in tests/"
 		case "$f" in
 		cross.bats | spans.bats | sanitizers.bats | valgrind.bats | compilers.bats | build.bats | \
-			matrix*.bats | mpi.bats | slurm.bats | report_cluster.bats | fuzz.bats | packaging.bats)
+			matrix*.bats | mpi.bats | slurm.bats | report_cluster.bats | fuzz.bats | packaging.bats | \
+			variants.bats)
 			fail "FAST_TESTS holds $f, which belongs to the full tier" ;;
 		esac
 	done

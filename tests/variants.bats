@@ -1,0 +1,280 @@
+#!/usr/bin/env bats
+# bench built another way: each test builds its own variant of bench.c
+# (a test hook such as BENCH_CORRUPT_TEST, another element type or array
+# size, -march=native, no OpenMP, no Linux) and checks what that build
+# does.  The builds cost seconds each, so these tests are in the full
+# tier; the fast tier's files test the one bench that make builds.
+
+load test_helper
+
+# Its tests run in order (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
+# run_rules.bats': the verdict and its reasons, one line
+verdict() { jq -r '[.run_rules.verdict] + .run_rules.reasons | join(" | ")' <<<"$output"; }
+
+# csv.bats': the column of the CSV in $output named NAME, one value a line
+csv_col() {
+	python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+for r in rows:
+    print(r[sys.argv[1]])' "$1" <<<"$output"
+}
+
+# plan.bats': the value of KEY=... in $output
+plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
+
+# latency.bats': refused_by (test_helper) for the latency mode
+refused() { refused_by latency "$@"; }
+
+needs_openmp() {
+	"$BENCH" info --json | jq -e '.build.openmp != null' >/dev/null ||
+		skip "this bench has no OpenMP"
+}
+
+# ---- moved from stream.bats (the fast tier)
+@test "streaming stores validate and are reported" {
+	run "$BENCH" $TINY --stores nt --kernels all --json
+	assert_success
+	run jq -r '[.run.stores, .validation.ok] | @tsv' <<<"$output"
+	assert_output "$(printf 'nt\ttrue')"
+	bin=$(build_variant avx512 gcc -O3 -fopenmp -march=native)
+	run "$bin" -s 100003 -n 3 --offset 1 --stores nt --kernels all
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "streaming stores that the target lacks are announced, not hidden" {
+	# BENCH_TYPEID=0 treats the type as unknown, which leaves gcc with no
+	# streaming-store path at all.
+	bin=$(build_variant nont gcc -O2 -DBENCH_TYPEID=0)
+	run "$bin" $TINY --stores nt
+	assert_success
+	assert_line --partial "streaming stores were requested but are not available on this target"
+	assert_line --regexp '^Allocation: .*stores plain'
+}
+
+@test "a corrupted array fails validation with STREAM's lines and status 1" {
+	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	run "$bin" $TINY
+	assert_failure 1
+	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
+	assert_line --regexp '^     For array a\[\], 1 errors were found\.$'
+	refute_line --regexp '^Solution Validates'
+	run "$bin" $TINY --json
+	assert_failure 1
+	run jq -r '.validation.ok, .validation.arrays[0].errors' <<<"$output"
+	assert_output "$(printf 'false\n1')"
+}
+
+@test "one element off by a relative 1e-6 fails validation (BENCH_CORRUPT_TEST=2)" {
+	# 1e-6 of one element in 100000 is an average relative error of 1e-11,
+	# a hundred times STREAM's epsilon for double
+	bin=$(build_variant corrupt2 gcc -O2 -DBENCH_CORRUPT_TEST=2)
+	run "$bin" $TINY
+	assert_failure 1
+	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
+	assert_line --regexp '^     For array a\[\], 1 errors were found\.$'
+	refute_line --partial 'Failed Validation on array b'
+	refute_line --partial 'Solution Validates'
+	run "$bin" $TINY --json
+	assert_failure 1
+	run jq -r '[.validation.ok, (.validation.arrays[] | .errors)] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\t1\t0\t0')"
+}
+
+@test "a Read total off by a relative 1e-6 fails validation: Read's sums are checked (BENCH_CORRUPT_TEST=3)" {
+	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	run "$bin" $TINY --kernels all
+	assert_failure 1
+	# the last of the three repetitions, named as the text counts them
+	assert_line --regexp '^Failed Validation on Read: repetition 3 summed [0-9.e+]+, expected [0-9.e+]+$'
+	[ "$(grep -c '^Failed Validation' <<<"$output")" -eq 1 ]
+	refute_line --partial 'Solution Validates'
+	run "$bin" $TINY --kernels read --json
+	assert_failure 1
+	run jq -r '[.validation.ok, .validation.read_ok, ([.validation.arrays[].errors] | add)] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\tfalse\t0')"
+	# without Read nothing is damaged, and the same build validates
+	run "$bin" $TINY
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "the first repetition is left out of min, max, average and median (BENCH_WARMUP_TEST)" {
+	# The warm-up test build records each kernel's first repetition as
+	# 1e12 s (copy, add, read) or 1e-12 s (scale, triad, write): counted,
+	# it would be the max and swamp the average, or be the min.  The
+	# bounds are a hundred-fold from those values, not speeds.
+	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
+	run "$bin" $TINY --kernels all --best --json
+	assert_success
+	run jq -e '[.results[], .best.results[]] | length == 12 and all(
+		.min_s > 1e-10 and .max_s < 1e10 and .median_s < 1e10 and
+		(.avg_s // 0) < 1e10 and .min_s <= .median_s and .median_s <= .max_s)' <<<"$output"
+	assert_success
+	# STREAM's table: Avg and Max time of the slow-first kernels
+	run "$bin" $TINY --kernels all
+	assert_success
+	awk '/^(Copy|Add|Read):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
+		END { exit n != 3 }' <<<"$output"
+}
+
+@test "plain stores by default, as STREAM; STREAMING_STORES=2 makes auto the default" {
+	run "$BENCH" $TINY --json
+	assert_success
+	run jq -r '[.run.stores, .run.calibration_passes, (.results | map(.stores) | unique | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'plain\t0\tplain')"
+	bin=$(build_variant auto gcc -O2 -DSTREAMING_STORES=2)
+	run "$bin" $TINY --json
+	assert_success
+	run jq -r '[.build.streaming_stores, .run.stores, .run.calibration_passes] | @tsv' <<<"$output"
+	assert_output "$(printf 'auto\tauto\t2')"
+}
+
+@test "repetitions that would overflow the element type are refused" {
+	run --separate-stderr "$BENCH" -s 1000 -n 300
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 300 repetitions make double values overflow"*"use at most 244" ]]
+	run --separate-stderr "$BENCH" -s 1000 -n 300 --stores auto
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 300 repetitions plus calibration make double values overflow"*"use at most 242" ]]
+	bin=$(build_variant floatn gcc -O2 -DSTREAM_TYPE=float)
+	run --separate-stderr "$bin" -s 1000 -n 40 --stores plain
+	assert_failure 2
+	[[ "$stderr" == *"--ntimes: 40 repetitions make float values overflow"*"use at most 32" ]]
+	# copy alone never grows the values
+	run "$bin" -s 1000 -n 1000 --kernels copy
+	assert_success
+}
+
+@test "--size auto applies STREAM's 4x rule to the reported last-level cache" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	fake_llc "$fake" 1M 0
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
+	assert_success
+	run jq -r '[.run.size_auto, .run.array_size, (.warnings | map(select(test("last-level"))) | length)] | @tsv' <<<"$output"
+	assert_output "$(printf 'true\t524288\t0')"
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3
+	assert_line "Array size: 524288 elements, chosen by --size auto (4x the reported last-level cache, at most half of memory)"
+	# static arrays cannot grow, so auto stops at the compiled size
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --alloc static --json
+	assert_success
+	run jq -r .run.array_size <<<"$output"
+	assert_output 1000
+}
+
+# ---- moved from run_rules.bats (the fast tier)
+@test "failed validation is a variant, never standard" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	fake_llc "$fake" 1M 0
+	bin=$(build_variant corrupt gcc -O2 -fopenmp -DBENCH_CORRUPT_TEST=1)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s 1000000 -n 10 --json
+	assert_failure 1
+	[[ "$(verdict)" == "variant | validation failed" ]]
+}
+
+@test "JSON records the command line; a hand build records its compiler macros" {
+	run "$BENCH" $TINY --json
+	jq -e --arg b "$BENCH" '.command == [$b, "-s", "100000", "-n", "3", "--json"]' <<<"$output"
+	bin=$(build_variant hand gcc -O2)
+	run "$bin" $TINY
+	assert_line "Build flags: unknown (not built by make; compiler macros: __OPTIMIZE__ __SSE2__)"
+	run "$bin" info --json
+	jq -e '.build.target_macros == ["__OPTIMIZE__", "__SSE2__"]' <<<"$output"
+}
+
+# ---- moved from csv.bats (the fast tier)
+@test "--csv: a failed validation is in the row and exits 1" {
+	bad=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1) || fail "build failed"
+	run --separate-stderr "$bad" $TINY --csv
+	assert_failure 1
+	[ "$(csv_col validation | sort -u)" = failed ]
+	[ "$(csv_col run_rules | sort -u)" = variant ]
+}
+
+# ---- moved from plan.bats (the fast tier)
+@test "--size auto: the plan's size is the one the run uses" {
+	fake="$BATS_TEST_TMPDIR/sys"
+	fake_llc "$fake" 1M 0
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	assert_success
+	[ "$(plan_value llc_bytes)" = 1048576 ]
+	[ "$(plan_value stream_rule_elements)" = 524288 ]
+	planned=$(plan_value array_size)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
+	assert_success
+	[ "$(jq -r .run.array_size <<<"$output")" = "$planned" ]
+	[ "$planned" = 524288 ]
+}
+
+@test "STREAM's rule counts every last-level cache of the machine" {
+	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
+	fake="$BATS_TEST_TMPDIR/sys"
+	fake_llc "$fake" 1M 0 1 # one L3 per CPU: two L3s
+	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	assert_success
+	[ "$(plan_value llc_bytes)" = 1048576 ]
+	[ "$(plan_value llc_instances)" = 2 ]
+	[ "$(plan_value stream_rule_elements)" = 1048576 ]
+	[ "$(plan_value array_size)" = 1048576 ]
+	MEMBENCH_SYSFS="$fake" run "$bin" info
+	assert_line --partial "L3 1 MiB x2"
+	# one L3 shared by both CPUs is one cache
+	echo 0-1 >"$fake/devices/system/cpu/cpu0/cache/index3/shared_cpu_list"
+	echo 0-1 >"$fake/devices/system/cpu/cpu1/cache/index3/shared_cpu_list"
+	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
+	[ "$(plan_value llc_instances)" = 1 ]
+	[ "$(plan_value array_size)" = 524288 ]
+}
+
+# ---- moved from latency.bats (the fast tier)
+@test "--load-threads without OpenMP is refused" {
+	local serial
+	serial=$(build_variant serial gcc -std=c99 -O2)
+	BENCH="$serial" refused --load-threads 1
+	[[ "$stderr" == *"loaded latency needs OpenMP"* ]]
+}
+
+# ---- moved from alloc.bats (the fast tier)
+@test "where the OS keeps no smaps, the mapping is unknown, never invented" {
+	# a build that believes it is not on Linux: the smaps shim has no file
+	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
+	run "$bin" -s 20000 -n 3
+	assert_success
+	assert_line 'Mapping a: unknown (no smaps on this system)'
+	run "$bin" -s 20000 -n 3 --json
+	assert_success
+	run jq -r '[.run.arrays[] | .mapping == null and .page_kib == null] | all' <<<"$output"
+	assert_output true
+}
+
+# ---- moved from loaded.bats (the fast tier)
+@test "a row counts only what its load threads moved while the chase was timed: threads that moved nothing read zero" {
+	needs_openmp
+	# A build whose rows are timed for 0.5 ms after a 200 ms warm-up, and
+	# delays of 1e8 idle-loop turns, tens of ms on any CPU: each thread
+	# moves one chunk, then spins past the timed window, so a row's window
+	# holds at most one chunk a thread (none, unless a chunk happened to
+	# fall in it).  Counting the warm-up's chunks (several), the rows
+	# before (the counters run on across rows) or planned bytes reads more.
+	bin=$(build_variant shortrow gcc -O2 -fopenmp \
+		-DLAT_LOADED_WARM_NS=200e6 -DLAT_LOADED_NS=0.5e6)
+	run --separate-stderr "$bin" latency --min 1M --max 1M --load-threads 1 \
+		--rw 1:0 --delays 100000000,99999999 --json
+	assert_success
+	printf '%s\n' "$output" | jq -e '
+		.loaded as $l | $l.curves[0].chunk_bytes as $chunk | $chunk > 0 and
+		($l.rows | map(.threads)) == [0, 1, 1] and
+		($l.rows | all(.seconds > 0 and .load_bytes <= .threads * $chunk and
+			((.load_bytes / .seconds / 1e6 - .load_mbs) | fabs) <=
+				1e-6 * (.load_mbs + 1)))' >/dev/null || {
+		printf '%s\n' "$output" | jq -c '.loaded.curves[0].chunk_bytes, .loaded.rows[]'
+		return 1
+	}
+}
+
