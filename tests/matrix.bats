@@ -172,6 +172,26 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 	grep -q "^One binary per cell: cells/NNN/build.sh" "$second/provenance.txt"
 }
 
+@test "cells with the same build command are built once; each gets the binary and says whose it is" {
+	need_compiler gcc
+	m=$(write_matrix shared 'gcc | -O1 | | plain ; static | 1
+gcc | -O1 -fno-inline | | plain | 1')
+	tiny_matrix "$m"
+	assert_success
+	assert_output --partial 'building 2 of 3 cells'
+	dir=$(results_dir)
+	# cell 002 (static) is cell 001's command; 003's flags differ
+	assert_equal "$(head -n 1 "$dir/cells/002/build.log")" \
+		'run-matrix: the same build command as cell 001, built once: its binary, copied'
+	! grep -q 'same build command' "$dir/cells/001/build.log" "$dir/cells/003/build.log"
+	cmp "$dir/cells/001/bench" "$dir/cells/002/bench"
+	! cmp -s "$dir/cells/001/bench" "$dir/cells/003/bench"
+	# each cell ran its own allocation and validated
+	assert_equal "$(jq -r '.run.alloc + " " + (.validation.ok | tostring)' "$dir/cells/002/result.json")" 'static true'
+	assert_equal "$(jq -r '.run.alloc + " " + (.validation.ok | tostring)' "$dir/cells/001/result.json")" 'mmap true'
+	grep -q '^cells with the same build command share one build' "$dir/provenance.txt"
+}
+
 @test "static arrays past 2 GiB get -mcmodel=medium, small ones do not" {
 	need_compiler gcc
 	m=$(write_matrix big 'gcc | -O2 | | static | 1')
