@@ -174,4 +174,11 @@ make_var() {
 	assert_output --partial "tests/stream_errors.bats"
 	refute_output --partial "tests/cross.bats"
 	refute_output --partial -- "--jobs"
+	# make check runs every file exactly once, the slow ones first
+	run make -n -C "$MEMBENCH_ROOT" check JOBS=1
+	assert_success
+	local listed
+	listed=$(tr ' ' '\n' <<<"$output" | sed -n 's|.*/tests/||p')
+	assert_equal "$(sort <<<"$listed")" "$(cd "$MEMBENCH_ROOT/tests" && ls -1 -- *.bats | sort)"
+	assert_equal "$(head -n "$(make_var SLOW_TESTS | wc -w)" <<<"$listed" | paste -sd' ')" "$(make_var SLOW_TESTS | xargs)"
 }
