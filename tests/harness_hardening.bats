@@ -85,8 +85,9 @@ $(touch pwned)'
 
 # start_killable ARGS...: harness/run ARGS in a process group of its own
 # with a slow fake bench, until that bench has started; PGID is the group.
+# Its scratch directory under the test's: kill -9 leaves it behind.
 start_killable() {
-	FAKE_BENCH_SLEEP=30 setsid "$RUN" "$@" >"$BATS_TEST_TMPDIR/first.out" 2>&1 &
+	TMPDIR=$BATS_TEST_TMPDIR FAKE_BENCH_SLEEP=30 setsid "$RUN" "$@" >"$BATS_TEST_TMPDIR/first.out" 2>&1 &
 	PGID=$!
 	for _ in $(seq 100); do grep -qs -- '--json-file' "$FAKE_BENCH_LOG" && break; sleep 0.1; done
 	grep -q -- '--json-file' "$FAKE_BENCH_LOG"
