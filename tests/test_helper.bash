@@ -25,6 +25,12 @@ load_bats_lib() {
 load_bats_lib bats-support
 load_bats_lib bats-assert
 
+# python3 is Debian's, the one ./setup --test installs: a version
+# manager's shim first on PATH (pyenv's) costs a second a call here.
+if [ -x /usr/bin/python3 ]; then
+	python3() { /usr/bin/python3 "$@"; }
+fi
+
 # Each test has a lock of its own, so the suite neither waits for nor
 # blocks a membench command measuring on this machine.
 export MEMBENCH_LOCK_DIR="$BATS_TEST_TMPDIR/lock"
