@@ -5,7 +5,7 @@
 
 # Load after test_helper (which brings bats-support and bats-assert).
 
-HARNESS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HARNESS_REPO=$MEMBENCH_ROOT # test_helper's, without the forks
 
 # make_fake_machine DIR: a 2-package, 2-core, 2-thread (8 CPU) box with
 # cpufreq, intel_pstate, SMT control, THP and a huge page pool, CPUs numbered

@@ -3,7 +3,7 @@
 load test_helper
 load harness_helper
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+ROOT=$MEMBENCH_ROOT
 RUN_MATRIX="$ROOT/matrix/run-matrix"
 FIND_COMPILERS="$ROOT/matrix/find-compilers"
 
