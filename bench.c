@@ -492,8 +492,9 @@ static int auxv_cache_line(void)
  * the oldest CPU of its architecture (SSE2 on x86-64), so gcc and clang
  * compile the bandwidth kernels once more per wider ISA with the target
  * attribute, and the CPU's own answer (cpuid, and whether the OS saves
- * the registers) decides which may run.  Other compilers and targets
- * run the generic kernels only: the ones this build's flags produced. */
+ * the registers) decides which may run; run_isa() (section 4) decides
+ * which a run uses.  Other compilers and targets run the generic
+ * kernels only: the ones this build's flags produced. */
 enum isa_level { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, ISA_SVE, NISA };
 /* What --isa and BENCH_ISA hold besides a level: auto (the widest this
  * CPU has), or neither given, which run_isa() (section 4) decides. */
@@ -1306,10 +1307,11 @@ static const char *const isa_rule_names[] = {"no_dispatch", "stream", "stores",
  * (STREAM's) runs this build's own code: what STREAM measures is what
  * the compiler makes of its loops, so the default table is stream.c's
  * code built with the same compiler and flags, on every kernel and
- * every machine.  The dispatched kernels are not that code: on an Intel
- * Xeon (issue 24) gcc turns Copy's loop into a call to memcpy, whose
- * streaming stores for large copies the dispatched AVX-512 loop lacks,
- * and the dispatched default Copy ran at 0.65x stream.c's.  The tuned
+ * every machine.  The dispatched kernels are not that code: gcc turns
+ * Copy's loop into a call to libc (memcpy in stream.c, memmove here;
+ * one routine in glibc), which copies large blocks with streaming
+ * stores, and on an Intel Xeon (issue 24) the dispatched AVX-512 loop,
+ * the default then, ran Copy at 0.65x stream.c's.  The tuned
  * modes (--stores nt or auto, and so --best's table) and an explicit
  * --isa auto run the widest level the CPU has. */
 static enum isa_rule isa_rule(const struct options *o)
