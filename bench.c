@@ -492,9 +492,13 @@ static int auxv_cache_line(void)
  * the oldest CPU of its architecture (SSE2 on x86-64), so gcc and clang
  * compile the bandwidth kernels once more per wider ISA with the target
  * attribute, and the CPU's own answer (cpuid, and whether the OS saves
- * the registers) decides which may run.  Other compilers and targets
- * run the generic kernels only: the ones this build's flags produced. */
+ * the registers) decides which may run; run_isa() (section 4) decides
+ * which a run uses.  Other compilers and targets run the generic
+ * kernels only: the ones this build's flags produced. */
 enum isa_level { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, ISA_SVE, NISA };
+/* What --isa and BENCH_ISA hold besides a level: auto (the widest this
+ * CPU has), or neither given, which run_isa() (section 4) decides. */
+enum { ISA_UNSET = -2, ISA_AUTO = -1 };
 static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
 					    "sve"};
 
@@ -913,8 +917,9 @@ static const struct option_def option_defs[] = {
 	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
 	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512|sve", M_BW,
-	 "instruction set of the kernels (default auto: the widest the CPU "
-	 "has; env BENCH_ISA)"},
+	 "instruction set of the kernels; auto: the widest the CPU has "
+	 "(default: this build's own code with plain stores, as STREAM; auto "
+	 "with --stores nt or auto; env BENCH_ISA)"},
 	{O_BEST, 0, "best", NULL, M_BW,
 	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{O_STAGGER, 0, "stagger", "BYTES", M_BW,
@@ -983,7 +988,7 @@ struct options {
 	enum alloc_mode lat_alloc; /* latency chase buffer */
 	unsigned kernels; /* bit per kernel_defs[] entry */
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
-	int isa;       /* an isa_level, or -1: the widest the CPU has */
+	int isa;       /* an isa_level, ISA_AUTO or ISA_UNSET (run_isa()) */
 	int best;      /* --best: the fastest methods' table too */
 	int bind;
 	int json;              /* --json: JSON on stdout instead of text */
@@ -1255,14 +1260,14 @@ static void parse_delays(const char *flag, const char *s, struct options *o)
 	}
 }
 
-/* --isa and BENCH_ISA: a level name or auto (-1).  A level this CPU
- * (or this build) cannot run is refused, never run. */
+/* --isa and BENCH_ISA: a level name or auto (ISA_AUTO).  A level this
+ * CPU (or this build) cannot run is refused, never run. */
 static int parse_isa(const char *flag, const char *s)
 {
 	char have[64] = "";
 	int l;
 	if (strcmp(s, "auto") == 0)
-		return -1;
+		return ISA_AUTO;
 	for (l = 0; l < NISA; l++)
 		if (strcmp(s, isa_names[l]) == 0)
 			break;
@@ -1282,6 +1287,52 @@ static int parse_isa(const char *flag, const char *s)
 	die("%s: this CPU lacks %s (it has:%s)", flag, s,
 	    have[0] ? have : " generic only");
 	return ISA_GENERIC;
+}
+
+/* Which rule chose a bandwidth run's instruction set; the text and the
+ * JSON (run.isa_rule) name it. */
+enum isa_rule {
+	ISA_BY_BUILD,  /* this build cannot dispatch: its own code */
+	ISA_BY_STREAM, /* neither --isa nor BENCH_ISA, plain stores: own code */
+	ISA_BY_STORES, /* neither, --stores nt or auto: the widest */
+	ISA_BY_AUTO,   /* --isa auto or BENCH_ISA=auto: the widest */
+	ISA_BY_SET     /* a level named by --isa or BENCH_ISA */
+};
+static const char *const isa_rule_names[] = {"no_dispatch", "stream", "stores",
+					     "auto", "set"};
+
+/* The one owner of which instruction set a bandwidth run uses: the run,
+ * its checks, --best, the cluster layer and the reports all ask here.
+ * Unless --isa or BENCH_ISA says otherwise, a run with plain stores
+ * (STREAM's) runs this build's own code: what STREAM measures is what
+ * the compiler makes of its loops, so the default table is stream.c's
+ * code built with the same compiler and flags, on every kernel and
+ * every machine.  The dispatched kernels are not that code: gcc turns
+ * Copy's loop into a call to libc (memcpy in stream.c, memmove here;
+ * one routine in glibc), which copies large blocks with streaming
+ * stores, and on an Intel Xeon (issue 24) the dispatched AVX-512 loop,
+ * the default then, ran Copy at 0.65x stream.c's.  The tuned
+ * modes (--stores nt or auto, and so --best's table) and an explicit
+ * --isa auto run the widest level the CPU has. */
+static enum isa_rule isa_rule(const struct options *o)
+{
+	if (!HAVE_ISA_DISPATCH)
+		return ISA_BY_BUILD;
+	if (o->isa == ISA_AUTO)
+		return ISA_BY_AUTO;
+	if (o->isa != ISA_UNSET)
+		return ISA_BY_SET;
+	return o->nt_stores == STORES_PLAIN ? ISA_BY_STREAM : ISA_BY_STORES;
+}
+
+static int run_isa(const struct options *o)
+{
+	switch (isa_rule(o)) {
+	case ISA_BY_SET: return o->isa;
+	case ISA_BY_STORES:
+	case ISA_BY_AUTO: return isa_widest(NISA - 1);
+	default: return ISA_GENERIC;
+	}
 }
 
 static void usage(FILE *f)
@@ -1342,7 +1393,7 @@ static void default_options(struct options *o)
 		parse_delays("LAT_LOADED_DELAYS", buf, o);
 	}
 	o->isa = getenv("BENCH_ISA") && *getenv("BENCH_ISA")
-		 ? parse_isa("BENCH_ISA", getenv("BENCH_ISA")) : -1;
+		 ? parse_isa("BENCH_ISA", getenv("BENCH_ISA")) : ISA_UNSET;
 #ifdef BENCH_MPI
 	o->outlier_pct = BENCH_OUTLIER_PCT;
 	o->cluster_timeout = BENCH_CLUSTER_TIMEOUT;
@@ -4075,15 +4126,22 @@ static void describe_isas(char *buf, size_t len)
 static void print_isa_text(const struct options *o, const struct stream_run *r)
 {
 	char have[64], m1[32], m2[32], bits[32] = "";
+	const char *why;
 	int k, i;
 	describe_isas(have, sizeof(have));
 	if (isa_vector_bits(r->isa))
 		snprintf(bits, sizeof(bits), "%d-bit vectors; ",
 			 isa_vector_bits(r->isa));
+	switch (isa_rule(o)) {
+	case ISA_BY_BUILD: why = "this build's code, no run-time dispatch"; break;
+	case ISA_BY_STREAM:
+		why = "this build's own code, as STREAM's; --isa auto dispatches";
+		break;
+	case ISA_BY_SET: why = "set by --isa or BENCH_ISA"; break;
+	default: why = "the widest this CPU has, chosen at run time"; break;
+	}
 	printf("Instruction set: %s (%s%s; this CPU:%s)\n", isa_names[r->isa],
-	       bits, !HAVE_ISA_DISPATCH ? "this build's code, no run-time dispatch"
-	       : o->isa < 0 ? "the widest this CPU has, chosen at run time"
-	       : "set by --isa or BENCH_ISA", have[0] ? have
+	       bits, why, have[0] ? have
 	       : HAVE_ISA_DISPATCH ? " nothing above generic" : " not probed");
 	if (!r->ncal)
 		return;
@@ -4399,6 +4457,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	else
 		json_str("isa_vector_bits", NULL);
 	json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
+	json_str("isa_rule", isa_rule_names[isa_rule(o)]);
 	json_open("isa_available", '[');
 	for (i = 0; i < NISA; i++)
 		if (isa_supported(i))
@@ -4611,7 +4670,7 @@ static void stream_check(const struct options *o)
 	unsigned long long passes = o->ntimes +
 		(o->best ? BENCH_CAL_PASSES : calibration_passes(o));
 	unsigned long long most = replay_limit(o->kernels);
-	int isa = o->isa < 0 ? isa_widest(NISA - 1) : o->isa;
+	int isa = run_isa(o);
 	if (passes > most)
 		die("--ntimes: %llu repetitions%s make %s values overflow "
 		    "(they grow about 15-fold per pass); use at most %llu",
@@ -4703,7 +4762,7 @@ static void choose_stores(const struct options *o, struct stream_run *r,
 	unsigned long long pass;
 	double t0;
 	int k, i;
-	r->isa = o->isa < 0 ? isa_widest(NISA - 1) : o->isa;
+	r->isa = run_isa(o);
 	for (k = 0; k < NKERNELS; k++) {
 		r->how[k].isa = r->isa;
 		r->how[k].kind = o->nt_stores == STORES_NT && k != K_READ &&

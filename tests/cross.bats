@@ -144,7 +144,7 @@ sve_bin() {
 		{ cat "$BATS_TEST_TMPDIR/ld.err"; return 1; }
 }
 
-@test "aarch64 with SVE: every vector length dispatches to SVE, says its length, and validates" {
+@test "aarch64 with SVE: every vector length dispatches to SVE (streaming stores, or --isa auto), says its length, and validates" {
 	sve_bin double -O2
 	double=$bin
 	sve_bin float -O3 -fopenmp -DSTREAM_TYPE=float
@@ -155,9 +155,13 @@ sve_bin() {
 		cpu="max,sve-default-vector-length=$bytes"
 		for b in "$double" "$float"; do
 			for stores in plain nt; do
+				# plain stores run the build's own code unless --isa
+				# says otherwise; streaming stores dispatch by themselves
+				isa=()
+				[ "$stores" = nt ] || isa=(--isa auto)
 				# 20011 elements: a tail after the last whole vector in
 				# every thread's share
-				run on_cpu "$cpu" "$b" -s 20011 -n 3 --kernels all --stores "$stores" --json
+				run on_cpu "$cpu" "$b" -s 20011 -n 3 --kernels all --stores "$stores" "${isa[@]}" --json
 				assert_success
 				run jq -e --argjson bits $((bytes * 8)) --arg st "$stores" '
 					.validation.ok == true and .run.isa == "sve" and
@@ -172,9 +176,13 @@ sve_bin() {
 		run on_cpu "$cpu" "$double" info
 		assert_success
 		assert_line "Instruction sets: generic sve (run-time dispatch; sve, the widest, has $((bytes * 8))-bit vectors)"
-		run on_cpu "$cpu" "$double" -s 20011 -n 3
+		run on_cpu "$cpu" "$double" -s 20011 -n 3 --isa auto
 		assert_success
 		assert_line "Instruction set: sve ($((bytes * 8))-bit vectors; the widest this CPU has, chosen at run time; this CPU: sve)"
+		assert_line --regexp '^Solution Validates'
+		run on_cpu "$cpu" "$double" -s 20011 -n 3
+		assert_success
+		assert_line "Instruction set: generic (this build's own code, as STREAM's; --isa auto dispatches; this CPU: sve)"
 		assert_line --regexp '^Solution Validates'
 	done
 }
@@ -222,7 +230,7 @@ sve_ran() {
 		"$BATS_TEST_TMPDIR/ran" "$BATS_TEST_TMPDIR/sve.insns" | sort -u
 }
 
-@test "aarch64: a run that reports sve runs SVE's loads and stores (streaming ones for nt); generic runs none" {
+@test "aarch64: a run that reports sve runs SVE's loads and stores (streaming ones for nt); generic and the plain default run none" {
 	need aarch64-linux-gnu-objdump
 	sve_bin noinline -O2 -fno-inline
 	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt
@@ -231,14 +239,19 @@ sve_ran() {
 	assert_line ld1d
 	assert_line whilelo
 	refute_line st1d
-	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores plain
+	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores plain --isa auto
 	assert_success
 	assert_line st1d
 	refute_line stnt1d
-	run sve_ran -s 2011 -n 2 --kernels read
+	run sve_ran -s 2011 -n 2 --kernels read --isa auto
 	assert_success
 	assert_line ld1d
 	assert_line faddv
+	# the default (plain stores, no --isa) is the build's own code, as
+	# STREAM's
+	run sve_ran -s 2011 -n 2 --kernels copy,triad,read
+	assert_success
+	assert_output ""
 	run sve_ran -s 2011 -n 2 --kernels copy,triad --stores nt --isa generic
 	assert_success
 	assert_output ""

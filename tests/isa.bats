@@ -43,7 +43,7 @@ cpu_levels() {
 @test "bench info lists the levels a run may use, and the widest one's width" {
 	levels=$(cpu_levels | paste -sd ' ')
 	widest=$(cpu_levels | tail -n 1)
-	bits=$("$BENCH" $TINY --kernels copy --json | jq -r '.run.isa_vector_bits')
+	bits=$("$BENCH" $TINY --kernels copy --isa auto --json | jq -r '.run.isa_vector_bits')
 	[ "$widest" != generic ] || skip "this build or CPU has nothing above generic"
 	run "$BENCH" info
 	assert_success
@@ -58,15 +58,22 @@ cpu_levels() {
 }
 
 @test "BENCH_ISA caps the level as --isa does, and --isa overrides it" {
-	run env BENCH_ISA=generic "$BENCH" $TINY --json
+	# streaming stores, which would run the widest level without it
+	run env BENCH_ISA=generic "$BENCH" $TINY --stores nt --json
 	assert_success
-	run jq -r '[.run.isa, (.results | map(.isa) | unique | join(","))] | @tsv' <<<"$output"
-	assert_output "$(printf 'generic\tgeneric')"
+	run jq -r '[.run.isa, .run.isa_rule, (.results | map(.isa) | unique | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'generic\tset\tgeneric')"
 	run env BENCH_ISA=generic "$BENCH" $TINY --isa auto --json
 	assert_success
 	widest=$(cpu_levels | tail -n 1)
-	run jq -r '.run.isa' <<<"$output"
-	assert_output "$widest"
+	run jq -r '[.run.isa, .run.isa_rule] | @tsv' <<<"$output"
+	assert_output "$(printf '%s\tauto' "$widest")"
+	# BENCH_ISA=auto is --isa auto, not "neither given": plain stores too
+	# run the widest level
+	run env BENCH_ISA=auto "$BENCH" $TINY --json
+	assert_success
+	run jq -r '[.run.isa, .run.isa_rule] | @tsv' <<<"$output"
+	assert_output "$(printf '%s\tauto' "$widest")"
 	# a cap also bounds what --stores auto tries
 	run env BENCH_ISA=sse2 "$BENCH" $TINY --stores auto --json
 	assert_success
@@ -103,14 +110,21 @@ cpu_levels() {
 		([.results[].calibration[].isa] | index("avx512") == null) and
 		([.results[].calibration[].isa] | index("avx2") != null)' <<<"$output"
 	assert_success
+	run env MEMBENCH_CPU_LACKS=avx512 "$BENCH" $TINY --isa auto --json
+	assert_success
+	run jq -r '.run.isa' <<<"$output"
+	assert_output avx2
 }
 
 @test "a build that cannot dispatch runs generic code and refuses wider levels" {
 	bin=$(build_variant tcc tcc)
 	run "$bin" $TINY --json
 	assert_success
-	run jq -r '[.run.isa, .run.isa_dispatch, (.run.isa_available | join(","))] | @tsv' <<<"$output"
-	assert_output "$(printf 'generic\tfalse\tgeneric')"
+	run jq -r '[.run.isa, .run.isa_dispatch, .run.isa_rule, (.run.isa_available | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'generic\tfalse\tno_dispatch\tgeneric')"
+	run "$bin" $TINY --isa auto
+	assert_success
+	assert_line "Instruction set: generic (this build's code, no run-time dispatch; this CPU: not probed)"
 	run --separate-stderr "$bin" $TINY --isa sse2
 	assert_failure 2
 	[[ "$stderr" == "bench: --isa: sse2 needs run-time dispatch, which this build lacks"* ]]
@@ -189,9 +203,12 @@ entered_kernels() {
 			}
 		done
 	done
-	# auto picks the widest level, and runs only its kernels
-	got=$(entered_kernels "$bin" -s 2000 -n 2 -t 1 --kernels triad)
-	want=$("$bin" -s 2000 -n 2 -t 1 --kernels triad --json | jq -r .run.isa)
+	# --isa auto picks the widest level, and runs only its kernels; so
+	# do streaming stores without --isa
+	got=$(entered_kernels "$bin" -s 2000 -n 2 -t 1 --kernels triad --isa auto)
+	want=$("$bin" -s 2000 -n 2 -t 1 --kernels triad --isa auto --json | jq -r .run.isa)
+	[ "$got" = "$want" ]
+	got=$(entered_kernels "$bin" -s 2000 -n 2 -t 1 --kernels triad --stores nt)
 	[ "$got" = "$want" ]
 }
 
@@ -301,6 +318,112 @@ reported() {
 		win=$(awk -v k="$k" '/^  kernel +best MB\/s/ { on = 1; next } on && $1 == k { print $5; exit }' "$out")
 		[ "$win" = "$timed" ] || { echo "$k: the --best table says $win; ran $timed"; return 1; }
 	done
+}
+
+# copy_calls BIN ARGS...: libc's memcpy and memmove as a run of BIN with
+# -s 2000 -n 3 -t 1 --kernels copy calls them for Copy's whole span
+# (16000 bytes of double), one "memcpy" or "memmove" line per call, as
+# gdb sees them at the PLT (the size is the third argument's register);
+# nothing on a machine whose register we do not name here.
+copy_calls() {
+	local bin="$1" size
+	shift
+	case $(uname -m) in
+	x86_64) size='$rdx' ;;
+	aarch64) size='$x2' ;;
+	*) return 0 ;;
+	esac
+	gdb -q -batch -nx -ex 'set pagination off' \
+		-ex "dprintf memcpy@plt,\"CALL memcpy %lu\\n\",$size" \
+		-ex "dprintf memmove@plt,\"CALL memmove %lu\\n\",$size" \
+		-ex run --args "$bin" -s 2000 -n 3 -t 1 --kernels copy "$@" 2>&1 |
+		sed -n 's/^CALL \(mem[a-z]*\) 16000$/\1/p'
+}
+
+# The guard of issue 24: a default run (neither --isa nor BENCH_ISA,
+# plain stores) measures the code this build's compiler made of STREAM's
+# loops, as stream.c does, not the dispatched kernels.  Read from what
+# ran, not from what bench reports.
+@test "a default run takes the path of the build's own compiled loops: generic code, and libc's copy where Copy's loop became one (gdb)" {
+	need gdb
+	local out="$BATS_TEST_TMPDIR/gdb.out" json="$BATS_TEST_TMPDIR/run.json"
+	local k got want bin
+	# every repetition of every kernel entered this build's own code
+	# (k_copy ...) with plain stores, and was given that method
+	bin=$(build_variant debug gcc -O0 -g -fopenmp)
+	nm "$bin" | grep -q ' kernels_avx2$' || skip "this build has no dispatched kernels"
+	gdb_kernels "$out" "$bin" -s 2000 -n 3 -t 1 --kernels all --json-file "$json"
+	! grep -q 'ptrace: Operation not permitted' "$out" || skip "gdb may not trace here"
+	jq -e '.validation.ok and .run.isa == "generic" and .run.isa_rule == "stream"' "$json" >/dev/null
+	grep -q "^Instruction set: generic (this build's own code, as STREAM's; " "$out"
+	for k in copy scale add triad read write; do
+		got=$(ran "$k" "$out")
+		[ "$(sort -u <<<"$got")" = plain/generic ] && [ "$(wc -l <<<"$got")" -eq 3 ] || {
+			echo "$k: a default run ran: $(sort -u <<<"$got" | paste -sd ' ')"
+			return 1
+		}
+	done
+	# Copy in the optimised build: gcc -O3 turns the generic loop into a
+	# call to libc (memmove here; memcpy in stream.c, whose arrays are
+	# distinct globals; glibc's two are one code, with streaming stores
+	# for large copies), which the dispatched loops are not.  A default
+	# run makes the same calls as --isa generic, the build's own code.
+	bin=$(build_variant plain gcc -O3 -fopenmp)
+	want=$(copy_calls "$bin" --isa generic)
+	got=$(copy_calls "$bin")
+	[ "$got" = "$want" ] || {
+		echo "Copy's library calls: --isa generic ${want:-none}; default ${got:-none}" | paste -sd ' '
+		return 1
+	}
+}
+
+@test "without --isa, plain stores run this build's own code and say so; streaming stores, auto, --best and --isa auto run the widest" {
+	widest=$(cpu_levels | tail -n 1)
+	[ "$widest" != generic ] || skip "this build or CPU has nothing above generic"
+	have=$(cpu_levels | grep -vx generic | paste -sd ' ')
+	run "$BENCH" $TINY --kernels all --json
+	assert_success
+	run jq -r '[.run.isa, .run.isa_rule, (.run.isa_vector_bits | tostring),
+		(.results | map(.method) | unique | join(","))] | @tsv' <<<"$output"
+	assert_output "$(printf 'generic\tstream\tnull\tplain/generic')"
+	run "$BENCH" $TINY
+	assert_success
+	assert_line "Instruction set: generic (this build's own code, as STREAM's; --isa auto dispatches; this CPU: $have)"
+	bits=$("$BENCH" $TINY --isa auto --json | jq -r .run.isa_vector_bits)
+	for how in "--stores nt:stores" "--stores auto:stores" "--isa auto:auto"; do
+		# shellcheck disable=SC2086 # the flag and its value
+		run "$BENCH" $TINY ${how%:*} --json
+		assert_success
+		# auto's calibration weighs every level up to the widest
+		run jq -e --arg isa "$widest" --arg rule "${how#*:}" '
+			.run.isa == $isa and .run.isa_rule == $rule and
+			if .run.stores == "auto"
+			then [.results[].calibration[].isa] | index($isa) != null
+			else .results | all(.isa == $isa) end' <<<"$output"
+		assert_success
+		run "$BENCH" $TINY ${how%:*}
+		assert_success
+		assert_line "Instruction set: $widest ($bits-bit vectors; the widest this CPU has, chosen at run time; this CPU: $have)"
+	done
+	# --best: STREAM's table is the build's own code, the best table weighs
+	# the widest level too
+	run "$BENCH" $TINY --best --json
+	assert_success
+	run jq -e --arg isa "$widest" '.run.isa == "generic" and
+		(.results | all(.method == "plain/generic")) and
+		([.best.results[].calibration[].isa] | index($isa) != null)' <<<"$output"
+	assert_success
+	# plain stores, not the build's default stores, are the rule: a build
+	# that streams by default dispatches, and --stores plain does not
+	bin=$(build_variant native gcc -O2 -march=native -DSTREAMING_STORES=1)
+	run "$bin" $TINY --json
+	assert_success
+	run jq -r '[.run.stores, .run.isa, .run.isa_rule] | @tsv' <<<"$output"
+	assert_output "$(printf 'nt\t%s\tstores' "$widest")"
+	run "$bin" $TINY --stores plain --json
+	assert_success
+	run jq -r '[.run.stores, .run.isa, .run.isa_rule] | @tsv' <<<"$output"
+	assert_output "$(printf 'plain\tgeneric\tstream')"
 }
 
 @test "--stores auto says which method won, by how much, and what calibration cost" {
