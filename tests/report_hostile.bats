@@ -1,9 +1,13 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
-# Results opened by people who did not make them (issue 19).  setup_file
-# makes two tiny real runs (bench all, with a latency curve, and a
-# three-step size sweep); the tests check the index's links for hostile
-# run names.
+# Results opened by people who did not make them (issue 19): a result's
+# text and numbers are data, never code.  setup_file makes two tiny real
+# runs (bench all, with a latency curve, and a three-step size sweep); the
+# tests plant payloads in every string and number field of their JSON and
+# in their text files, then run report (text, CSV, HTML, the index),
+# compare, submission and verify on them, and look for what a payload
+# would leave: a canary file, or markup that reached the HTML unescaped.
+# They also check the index's links for hostile run names.
 
 load test_helper
 
@@ -37,6 +41,70 @@ setup() {
 	CANARY=$BATS_TEST_TMPDIR/canary
 }
 
+# gp_path PATH: PATH as a gnuplot string expression without a '/' (each
+# one is the first character of GPVAL_PWD), so that a payload passes the
+# character filter the old report put in front of gnuplot.
+gp_path() {
+	local out='""' part parts
+	IFS=/ read -ra parts <<<"${1#/}"
+	for part in "${parts[@]}"; do out="$out . substr(GPVAL_PWD,1,1) . \"$part\""; done
+	printf '%s' "$out"
+}
+
+# The payloads.  A string field gets P_STR: it closes a gnuplot string and
+# calls system(), then comments out the rest of the line; then gnuplot's
+# other quotes and backquotes, shell command substitution, markup, and
+# the characters awk's sub() and sed read as their own.  A number field
+# gets P_NUM, a gnuplot expression that runs a command where a number is
+# pasted into a script.  Every command touches a canary under $CANARY.
+payloads() {
+	P_STR="x<i>&amp;\" . system(\"touch \" . $(gp_path "$CANARY-gp-string")) . \"y\" # \"; system(\"touch $CANARY-gp-dq\"); # '; system('touch $CANARY-gp-sq'); # \`touch $CANARY-bt\` \$(touch $CANARY-sh) <script>alert(1)</script> & \\1 \\ %s %n | ; /"
+	P_NUM="strlen(system(\"touch \" . $(gp_path "$CANARY-gp-number"))) # \$(touch $CANARY-sh-num) \`touch $CANARY-bt-num\` <script>alert(2)</script> & \\1"
+}
+
+# plant WHICH FILE: payloads into FILE's leaves.  strings: every string
+# but schema and mode (which decide how a file is read); numbers: every
+# number but exit_status (which decides whether a step passed);
+# levels: the numbers of the latency levels only; all: every string and
+# number leaf, with a tab and a newline too.  strings and all also add a
+# parameter whose name is the payload.
+plant() {
+	local tmp=$BATS_TEST_TMPDIR/plant.json ctl
+	ctl=$'\t\n'
+	jq --arg which "$1" --arg s "$P_STR" --arg n "$P_NUM" --arg ctl "$ctl" '
+		(if $which == "all" then ($s + $ctl) else $s end) as $s
+		| if $which == "levels" then
+			.bench.latency.summary[]?.levels[]? |= (.ns = $n | .cycles = $n | .from_bytes = $n | .to_bytes = $n | .boundary_bytes = $n)
+		  else
+			reduce paths(scalars) as $p (.;
+				getpath($p) as $v
+				| if ($v | type) == "string" and ($which == "all" or ($which == "strings" and ($p[-1] != "schema" and $p[-1] != "mode")))
+				  then setpath($p; $s)
+				  elif ($v | type) == "number" and ($which == "all" or ($which == "numbers" and $p[-1] != "exit_status"))
+				  then setpath($p; $n)
+				  else . end)
+			| if ($which == "strings" or $which == "all") and (.params | type) == "object" then .params[$s] = $s else . end
+		  end' "$2" >"$tmp"
+	mv "$tmp" "$2"
+}
+
+# plant_run WHICH RUNDIR: every step's JSON, and a payload line in each
+# text file a reader of the run takes words from.
+plant_run() {
+	local f
+	for f in "$2"/step-*.json; do plant "$1" "$f"; done
+	for f in "$2"/provenance.txt "$2"/summary.md "$2"/step-*.raw; do
+		printf '%s\n| %s | %s MB/s |\n' "$P_STR" "$P_STR" "$P_NUM" >>"$f"
+	done
+}
+
+# no_canary: nothing any payload would have made exists.
+no_canary() {
+	local left
+	left=$(find "$BATS_TEST_TMPDIR" -name 'canary*')
+	[ -z "$left" ] || { echo "payload ran: $left" >&2; return 1; }
+}
+
 # html_clean FILE: no markup from a payload in FILE: no script or <i>
 # element (the payloads' markup) nor any on* attribute, as a browser's
 # parser reads the page, inline SVG included.
@@ -53,6 +121,56 @@ class P(html.parser.HTMLParser):
 P().feed(open(sys.argv[1], encoding="utf-8").read())
 assert not bad, bad
 EOF
+}
+
+@test "payloads in every string and number field: report, the index, compare, submission and verify run none of them, and the HTML escapes them" {
+	payloads
+	local which run b out
+	for which in strings numbers levels all; do
+		rm -rf "$W"
+		cp -r "$BATS_FILE_TMPDIR/results" "$W"
+		plant_run "$which" "$ALL"
+		plant_run "$which" "$SIZE"
+		for run in "$ALL" "$SIZE"; do
+			run "$REPORT" --html --format md,csv,txt "$run"
+			# a document whose schema is itself a payload is refused; any
+			# other is rendered, the payloads as text
+			if [ "$which" = all ]; then [ "$status" -le 2 ]; else assert_success; fi
+			[ ! -f "$run/report.html" ] || html_clean "$run/report.html"
+			for f in "$run"/plot-*.svg; do
+				[ ! -e "$f" ] || python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"
+			done
+			run "$COMPARE" "$run" "$BATS_FILE_TMPDIR/results/${run#"$W"/}"
+			run "$COMPARE" --json "$run" "$run"
+			out=$BATS_TEST_TMPDIR/bundles-$which
+			mkdir -p "$out"
+			run --separate-stderr "$SUBMIT" --output "$out" "$run"
+			if [ "$status" = 0 ]; then
+				b=$output
+				run "$VERIFY" "$b"
+				mkdir -p "$out/u"
+				tar -C "$out/u" -xzf "$b"
+				for f in "$out"/u/*/report.html; do [ ! -e "$f" ] || html_clean "$f"; done
+				rm -rf "$out/u" "$b"
+			fi
+			run "$SUBMIT" --redact --output "$out" "$run"
+		done
+		run "$REPORT" --html --format md,csv,txt "$W"
+		assert_success
+		html_clean "$W/report.html"
+		run "$REPORT" --html "$HOSTDIR"
+		assert_success
+		html_clean "$HOSTDIR/report.html"
+		no_canary
+		# the payloads are shown, escaped, not dropped
+		if [ "$which" = strings ]; then
+			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$ALL/report.html"
+			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$W/report.html"
+			# and the plots are still drawn, the labels as text
+			[ -s "$ALL/plot-latency.svg" ] && [ -s "$SIZE/plot-bandwidth-size.svg" ]
+			grep -qF 'x&lt;i>&amp;amp;' "$ALL/plot-latency.svg"
+		fi
+	done
 }
 
 @test "index links: relative ./ paths, percent-encoded: javascript:alert(1) is no scheme, a&b resolves" {
