@@ -7,7 +7,8 @@
 # in their text files, then run report (text, CSV, HTML, the index),
 # compare, submission and verify on them, and look for what a payload
 # would leave: a canary file, or markup that reached the HTML unescaped.
-# They also check the index's links for hostile run names.
+# They also check the index's links for hostile run names, and that a run
+# that failed validation shows FAILED and none of its numbers.
 
 load test_helper
 
@@ -204,4 +205,72 @@ for h in hrefs:
 EOF
 	# the name as text is escaped, not a link
 	grep -qF '50%#x?y &quot;q&quot; &lt;b&gt;' "$HOSTDIR/report.html"
+}
+
+# fail_step FILE: the step as the harness writes a run whose validation
+# failed (bench exit status 1, its JSON saying so), numbers and all.
+fail_step() {
+	jq '.exit_status = 1 | .status = "validation failed" | .bench.validation.ok = false' "$1" >"$BATS_TEST_TMPDIR/f.json"
+	mv "$BATS_TEST_TMPDIR/f.json" "$1"
+}
+
+@test "a run that failed validation: FAILED and none of its numbers, in the index, every table and every plot" {
+	# ALL gets a second step, a copy of the first, that failed; SIZE's
+	# second step failed; a third run failed altogether.
+	jq '.step = 2' "$ALL/step-001.json" >"$ALL/step-002.json"
+	fail_step "$ALL/step-002.json"
+	fail_step "$SIZE/step-002.json"
+	BAD=$HOSTDIR/20990101T000000Z-bad
+	cp -r "$ALL" "$BAD"
+	rm -f "$BAD/step-002.json"
+	fail_step "$BAD/step-001.json"
+	# BAD's figures made its own (ALL's are shown, ALL's first step passed)
+	jq '.bench.results[].best_mbs *= 1.37 | .bench.latency.summary[].levels[].ns *= 1.37' \
+		"$BAD/step-001.json" >"$BATS_TEST_TMPDIR/f.json"
+	mv "$BATS_TEST_TMPDIR/f.json" "$BAD/step-001.json"
+	# Bench's figures of the failed steps: none may be shown.  (ALL's
+	# second step has the same numbers as its first, which passed; it is
+	# checked in the rows, below.)
+	nums=$BATS_TEST_TMPDIR/failed-numbers
+	jq -r '.bench | (.results[]?.best_mbs), (.latency.summary[]?.levels[]?.ns)' "$BAD/step-001.json" "$SIZE/step-002.json" >"$nums"
+	[ -s "$nums" ]
+	triad=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$BAD/step-001.json")
+	for d in "$ALL" "$SIZE" "$BAD"; do
+		run "$REPORT" --html --format md,csv,txt "$d"
+		assert_success
+	done
+	run "$REPORT" --html --format csv,md "$HOSTDIR"
+	assert_success
+	idx=$HOSTDIR/report-index.csv
+	# the index: the failed run's best Triad and last level say FAILED
+	row=$(grep -F "${BAD##*/}," "$idx")
+	[ "$(printf '%s\n' "$row" | awk -F, '{ print $6, $7, $8 }')" = '1 FAILED FAILED' ]
+	# ALL: one of two steps failed; its best Triad is the passing step's
+	best=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$ALL/step-001.json")
+	[ "$(grep -F "${ALL##*/}," "$idx" | awk -F, '{ print $6, $7 }')" = "1 $best" ]
+	# no figure of a failed step in any table or page of the failed runs
+	while IFS= read -r v; do
+		for f in "$BAD"/report* "$SIZE"/report* "$HOSTDIR"/report*; do
+			if grep -qF -- "$v" "$f"; then echo "$v of a failed step is in $f" >&2; return 1; fi
+		done
+	done <"$nums"
+	# nor, rounded, in the pages that round
+	for f in "$BAD/report.md" "$BAD/report.txt" "$BAD/report.html"; do
+		run grep -cF -- "$(printf '%.1f' "$triad")" "$f"
+		assert_output 0
+	done
+	# the tables: the failed step's row says FAILED and has no rate
+	awk -F, 'NR > 1 && $1 == "002"' "$ALL/report-bandwidth.csv" | grep -q 'FAILED'
+	[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "Triad MB/s") c = i; next } $1 == "002" { print $c }' "$ALL/report-bandwidth.csv")" = '' ]
+	awk -F, 'NR > 1 && $1 == "002"' "$ALL/report-levels.csv" | grep -q 'FAILED'
+	[ "$(awk -F, 'NR > 1 && $1 == "002" && $5 != ""' "$ALL/report-levels.csv" | grep -c .)" = 1 ]
+	[ "$(awk -F, 'NR > 1 && $1 == "002" { print $6 $7 $8 }' "$ALL/report-levels.csv")" = '' ]
+	[[ "$(head -n 1 "$ALL/report-curve.csv")" != *'002 '* ]]
+	# the plots: the failed step is named FAILED, and drawn nowhere
+	grep -q '002 .*FAILED' "$ALL/plot-latency.svg"
+	grep -q '002 FAILED' "$ALL/plot-bars.svg"
+	grep -q '002 FAILED' "$SIZE/plot-bandwidth-size.svg"
+	# a run with nothing that passed has nothing to draw
+	run find "$BAD" -name 'plot-*'
+	assert_output ''
 }
