@@ -310,8 +310,8 @@ plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 	# the best Triad of the sweep-size row is the largest of its steps
 	best=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$SIZE"/step-*.json | sort -g | tail -n 1)
 	grep -F "${SIZE#"$W"/}," "$W/report-index.csv" | grep -qF ",$best,"
-	# a run that has its report.html is linked
-	grep -qF "<a href=\"${LAT#"$W"/}/report.html\">" "$W/report.html"
+	# a run that has its report.html is linked, by a relative ./ path
+	grep -qF "<a href=\"./${LAT#"$W"/}/report.html\">" "$W/report.html"
 	# a host directory works as well as the root
 	run "$REPORT" --format csv "$HOSTDIR"
 	assert_success

@@ -135,12 +135,17 @@ for r in csv.reader(open(sys.argv[1])): print("\t".join(r))' "$1"
 	assert_failure
 }
 
-@test "a node whose validation failed: its row says FAILED with the ranks, the others passed" {
+@test "a node whose validation failed: its row says FAILED with the ranks and no rate, the others passed" {
 	run "$REPORT" --format csv --no-plots -o "$BATS_TEST_TMPDIR/out" "$BAD"
 	assert_success
 	diff <(csv_tsv "$BATS_TEST_TMPDIR/out/report-nodes.csv" | awk -F'\t' 'NR > 1 { print $1, $8 }') \
 		<(jq -r '.cluster.nodes[] | "\(.host) \(if .valid then "passed" else "FAILED (\(.failed_ranks) ranks)" end)"' "$BAD/cluster.json")
 	grep -q 'FAILED (1 ranks)' "$BATS_TEST_TMPDIR/out/report-nodes.csv"
+	# the failed node shows none of its rates; the run shows no figure
+	# across nodes, since bench-mpi's include the failed node
+	[ "$(csv_tsv "$BATS_TEST_TMPDIR/out/report-nodes.csv" | awk -F'\t' '$1 == "beta" { print $4 $5 $6 $7 }')" = '' ]
+	[ "$(csv_tsv "$BATS_TEST_TMPDIR/out/report-summary.csv" | awk -F'\t' 'NR > 1 { print $3 $4 $5 $6 }' | tr -d '\n')" = '' ]
+	grep -q 'FAILED' "$BATS_TEST_TMPDIR/out/report-summary.csv"
 }
 
 @test "the results root's index lists every cluster run with its nodes, failed nodes and outliers" {
@@ -151,7 +156,7 @@ for r in csv.reader(open(sys.argv[1])): print("\t".join(r))' "$1"
 		for d in "$TWO" "$ROWS" "$BAD"; do
 			jq -r --arg n "cluster/${d##*/}" '.cluster as $c | [$n, "cluster: \($c.node_count) nodes, \($c.ranks) ranks",
 				($c.nodes | length), ([$c.nodes[] | select(.valid == false)] | length),
-				([$c.nodes[].rates_mbs.triad] | max),
+				(if $c.valid == false then "FAILED" else [$c.nodes[] | select(.valid != false) | .rates_mbs.triad] | max end),
 				(if ($c.outliers | length) == 0 then "outliers: none" else "outliers: " + ($c.outliers | map(.host) | join(" ")) end)]
 				| map(tostring) | join("\t")' "$d/cluster.json"
 		done)
