@@ -183,9 +183,11 @@ gcc | -O1 -fno-inline | | plain | 1')
 	# cell 002 (static) is cell 001's command; 003's flags differ
 	assert_equal "$(head -n 1 "$dir/cells/002/build.log")" \
 		'run-matrix: the same build command as cell 001, built once: its binary, copied'
-	! grep -q 'same build command' "$dir/cells/001/build.log" "$dir/cells/003/build.log"
+	run grep -l 'same build command' "$dir/cells/001/build.log" "$dir/cells/003/build.log"
+	assert_output ''
 	cmp "$dir/cells/001/bench" "$dir/cells/002/bench"
-	! cmp -s "$dir/cells/001/bench" "$dir/cells/003/bench"
+	run cmp -s "$dir/cells/001/bench" "$dir/cells/003/bench"
+	assert_failure
 	# each cell ran its own allocation and validated
 	assert_equal "$(jq -r '.run.alloc + " " + (.validation.ok | tostring)' "$dir/cells/002/result.json")" 'static true'
 	assert_equal "$(jq -r '.run.alloc + " " + (.validation.ok | tostring)' "$dir/cells/001/result.json")" 'mmap true'

@@ -179,6 +179,6 @@ make_var() {
 	assert_success
 	local listed
 	listed=$(tr ' ' '\n' <<<"$output" | sed -n 's|.*/tests/||p')
-	assert_equal "$(sort <<<"$listed")" "$(cd "$MEMBENCH_ROOT/tests" && ls -1 -- *.bats | sort)"
+	assert_equal "$(sort <<<"$listed")" "$(cd "$MEMBENCH_ROOT/tests" && printf '%s\n' *.bats | sort)"
 	assert_equal "$(head -n "$(make_var SLOW_TESTS | wc -w)" <<<"$listed" | paste -sd' ')" "$(make_var SLOW_TESTS | xargs)"
 }
