@@ -100,11 +100,52 @@ remanifest() {
 	assert_line --regexp '^verify: results/cells/002/result.json: Scale best rate [0-9.e+]+ in the JSON, but the raw text says 123\.[0-9]$'
 }
 
+# set_scale BUNDLE X: the first step's Scale best rate in its JSON set to
+# X, and summary.md's Scale cell to X at 0.1 MB/s, as the harness writes
+# it: a consistent edit, so only the JSON against the raw text can tell.
+set_scale() {
+	local j=$1/results/step-001.json cell
+	jq --argjson x "$2" '(.bench.results[] | select(.kernel == "Scale") | .best_mbs) = $x' "$j" >"$j.new"
+	mv "$j.new" "$j"
+	cell=$(awk -v x="$2" 'BEGIN { printf "%.1f", x }')
+	awk -F'|' -v OFS='|' -v c=" $cell " '
+		/^\| Label / { for (i = 1; i <= NF; i++) if ($i ~ /^ *Scale MB\/s *$/) col = i }
+		col && !done && /^\| [^-]/ && !/^\| Label / { $col = c; done = 1 }
+		{ print }' "$1/results/summary.md" >"$1/summary.new"
+	mv "$1/summary.new" "$1/results/summary.md"
+	remanifest "$1"
+}
+
+@test "verify: the JSON's best rate and the text's are one number rounded twice, not rounded alike" {
+	[ -n "$(harness_run)" ] || skip "no harness run"
+	b=$(unpack "$(bundle "$(harness_run)")")
+	t=$(awk '/^Scale:/ { print $2; exit }' "$b/results/step-001.raw")
+	[[ $t =~ ^[0-9]+\.[0-9]$ ]]
+	# a rate just under t + 0.05 prints as t in the text and may print as
+	# t + 0.05 in the JSON's 9 digits, which printf rounds to t + 0.1;
+	# t + 0.0501 is that case without depending on how t + 0.05 is stored
+	set_scale "$b" "$(awk -v t="$t" 'BEGIN { printf "%.4f", t + 0.0501 }')"
+	run "$VERIFY" "$b"
+	assert_success
+	# 0.07 away is another number
+	set_scale "$b" "$(awk -v t="$t" 'BEGIN { printf "%.2f", t + 0.07 }')"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line --partial "results/step-001.json: Scale best rate"
+}
+
 @test "an edited summary.md number of a harness run fails, and is named" {
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	b=$(unpack "$(bundle "$(harness_run)")")
 	triad=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$b/results/step-001.json" | awk '{ printf "%.1f", $1 }')
-	sed -i "s/| $triad |/| 99999.9 |/" "$b/results/summary.md"
+	# the Triad column's cell of the first step row (another kernel's rate
+	# can be the same number)
+	awk -F'|' -v OFS='|' '
+		/^\| Label / { for (i = 1; i <= NF; i++) if ($i ~ /^ *Triad MB\/s *$/) col = i }
+		col && !done && /^\| [^-]/ && !/^\| Label / { $col = " 99999.9 "; done = 1 }
+		{ print }' "$b/results/summary.md" >"$b/summary.new"
+	mv "$b/summary.new" "$b/results/summary.md"
+	grep -q '| 99999.9 |' "$b/results/summary.md"
 	remanifest "$b"
 	run "$VERIFY" "$b"
 	assert_failure 1
