@@ -1310,8 +1310,8 @@ static const char *const isa_rule_names[] = {"no_dispatch", "stream", "stores",
  * every machine.  The dispatched kernels are not that code: gcc turns
  * Copy's loop into a call to libc (memcpy in stream.c, memmove here;
  * one routine in glibc), which copies large blocks with streaming
- * stores, and on an Intel Xeon (issue 24) the dispatched AVX-512 loop,
- * the default then, ran Copy at 0.65x stream.c's.  The tuned
+ * stores, and on an Intel Xeon guest the dispatched AVX-512 loop, the
+ * default until 2026-12, ran Copy at 0.65x stream.c's.  The tuned
  * modes (--stores nt or auto, and so --best's table) and an explicit
  * --isa auto run the widest level the CPU has. */
 static enum isa_rule isa_rule(const struct options *o)

@@ -340,7 +340,7 @@ copy_calls() {
 		sed -n 's/^CALL \(mem[a-z]*\) 16000$/\1/p'
 }
 
-# The guard of issue 24: a default run (neither --isa nor BENCH_ISA,
+# The default's guard: a default run (neither --isa nor BENCH_ISA,
 # plain stores) measures the code this build's compiler made of STREAM's
 # loops, as stream.c does, not the dispatched kernels.  Read from what
 # ran, not from what bench reports.
