@@ -391,6 +391,23 @@ EOS
 	done
 }
 
+@test "--redact: a matrix's host name recorded in its cells' JSON is gone too" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run (gcc missing?)"
+	# the run as if made on another machine and bundled here
+	m=$BATS_TEST_TMPDIR/run
+	cp -r "$(matrix_run)" "$m"
+	for j in "$m"/cells/*/result.json; do
+		jq '.system.hostname = "far-node-9"' "$j" >"$j.new" && mv "$j.new" "$j"
+	done
+	grep -rqF far-node-9 "$m"
+	b=$(unpack "$(bundle "$m" --redact)")
+	[ -d "$b" ]
+	run grep -rlF far-node-9 "$b"
+	assert_output ''
+	run "$VERIFY" "$b"
+	assert_success
+}
+
 @test "--redact: a recorded host name that is no host name stops the bundling, in one line" {
 	[ -n "$(harness_run)" ] || skip "no harness run"
 	cp -r "$(harness_run)" "$BATS_TEST_TMPDIR/run"
