@@ -7039,7 +7039,27 @@ struct cluster_rank {
 	double page_kib;  /* the page size most of a[] sits on */
 	double huge_pct;  /* of a[], b[] and c[], the lowest */
 	double lat_ns;    /* latency at --cluster-latency's size; 0: not run */
+	double epsilon;   /* validation, as validate() left it */
+	double expected[3], avg_abs[3];
+	long long nerr[3];
 };
+
+/* stream_mpi.c's table over every rank: each repetition's time is the
+ * slowest rank's (stream_mpi.c times a repetition between two barriers),
+ * the bytes are all ranks' arrays, and validation averages the ranks'
+ * average errors, as stream_mpi.c does. */
+struct cluster_stream {
+	double elems;                /* all ranks' elements per array */
+	double bytes[NKERNELS];
+	double avg_t[NKERNELS], min_t[NKERNELS], max_t[NKERNELS];
+	double epsilon, expected[3], avg_abs[3], avg_rel[3];
+	long long nerr[3];
+	int valid; /* every rank validated */
+};
+
+/* Seconds rank 0 spent from its own results to the report's tables:
+ * waiting for the other ranks, the gathers and the tables; <0: none. */
+static double cluster_gather_s = -1;
 
 /* One row of the per-node table, from a run or from --cluster-in. */
 struct cluster_node {
@@ -7216,6 +7236,129 @@ static void cluster_start(int *argc, char ***argv)
 	free(firsts);
 }
 
+/* What every rank must run alike, one "what=value" line each: the
+ * options that shape a measurement and the build.  Output options
+ * (--json, --csv, --json-file) are rank 0's alone and not here. */
+#define CLUSTER_PRINT 2048
+
+static void cluster_fingerprint(const struct options *o, char *buf, size_t len)
+{
+	char kern[96] = "";
+	size_t used = 0;
+	int k;
+	for (k = 0; k < NKERNELS; k++)
+		if (o->kernels & (1u << k))
+			snprintf(kern + strlen(kern), sizeof(kern) - strlen(kern),
+				 "%s%s", kern[0] ? "," : "", kernel_defs[k].name);
+#define FP(...) (used += (size_t)snprintf(buf + used, used < len ? len - used : 0, \
+					   __VA_ARGS__))
+	FP("mode=%s\n", mode_name(o->mode));
+	if (o->size_auto)
+		FP("--size=auto\n");
+	else
+		FP("--size=%llu\n", o->size);
+	FP("--ntimes=%llu\n", o->ntimes);
+	FP("--offset=%llu\n", o->offset);
+	FP("--stagger=%llu\n", o->stagger);
+	FP("--threads=%ld\n", o->threads);
+	FP("--alloc=%s\n", alloc_names[o->alloc]);
+	FP("--kernels=%s\n", kern);
+	FP("--stores=%s\n", o->nt_stores == STORES_NT ? "nt" :
+	   o->nt_stores == STORES_AUTO ? "auto" : "plain");
+	FP("--isa (or BENCH_ISA)=%s\n", o->isa == ISA_AUTO ? "auto" :
+	   o->isa == ISA_UNSET ? "unset" : isa_names[o->isa]);
+	FP("--best=%s\n", o->best ? "yes" : "no");
+	FP("--bind=%s\n", o->bind ? "auto" : "none");
+	FP("--plan=%s\n", o->plan ? "yes" : "no");
+	FP("--placement=%s\n", o->placement ? "yes" : "no");
+	FP("--cluster=%s\n", o->cluster_seq ? "sequential" : "simultaneous");
+	FP("--outlier=%g\n", o->outlier_pct);
+	FP("--cluster-latency=%llu\n", o->cluster_lat);
+	FP("--pattern=%s\n", lat_pattern_names[o->pattern]);
+	FP("--cluster-timeout=%g\n", o->cluster_timeout);
+	FP("--cluster-in=%s\n", o->cluster_in ? o->cluster_in : "");
+	FP("bench.c version=%s\n", BENCH_VERSION);
+	FP("build flags=%s\n", BENCH_CFLAGS);
+	FP("element type=%s\n", XSTR(STREAM_TYPE));
+#undef FP
+	if (used >= len)
+		die("the options do not fit the %d bytes every rank compares; "
+		    "shorten the paths or flags", (int)len);
+}
+
+/* Every rank runs what rank 0 runs.  Rank 0's fingerprint goes to every
+ * rank, each finds the first line where its own differs, and the lowest
+ * such rank's line is refused by every rank in the same words (rank 0
+ * prints them), before anything is allocated or measured.  Without it
+ * ranks with other kernels would fill each other's columns, and ranks
+ * with another -n would fall out of step at a barrier and wait out
+ * --cluster-timeout. */
+static void cluster_agree(const struct options *o)
+{
+	static char mine[CLUSTER_PRINT], theirs[CLUSTER_PRINT], odd[CLUSTER_PRINT];
+	MPI_Request req;
+	int bad = INT_MAX, who, line = -1, i;
+	const char *m, *t;
+
+	if (cl.size < 2)
+		return;
+	cluster_fingerprint(o, mine, sizeof(mine));
+	memcpy(theirs, mine, sizeof(theirs));
+	cluster_check(MPI_Ibcast(theirs, CLUSTER_PRINT, MPI_CHAR, 0,
+				 MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	for (m = mine, t = theirs, i = 0; *m || *t; i++) {
+		size_t lm = strcspn(m, "\n"), lt = strcspn(t, "\n");
+		if (lm != lt || memcmp(m, t, lm) != 0) {
+			bad = cl.rank;
+			line = i;
+			break;
+		}
+		m += lm + (m[lm] != '\0');
+		t += lt + (t[lt] != '\0');
+	}
+	cluster_check(MPI_Iallreduce(&bad, &who, 1, MPI_INT, MPI_MIN,
+				     MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	if (who == INT_MAX)
+		return;
+	memcpy(odd, mine, sizeof(odd));
+	cluster_check(MPI_Ibcast(odd, CLUSTER_PRINT, MPI_CHAR, who,
+				 MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	cluster_check(MPI_Ibcast(&line, 1, MPI_INT, who, MPI_COMM_WORLD, &req),
+		      "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	{
+		char what[128], vo[256], v0[256];
+		const char *p = odd, *q = theirs, *eq;
+		size_t n;
+		for (i = 0; i < line; i++) {
+			p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0');
+			q += strcspn(q, "\n") + (q[strcspn(q, "\n")] != '\0');
+		}
+		n = strcspn(p, "\n");
+		eq = memchr(p, '=', n);
+		if (!eq)
+			eq = p + n;
+		snprintf(what, sizeof(what), "%.*s", (int)(eq - p), p);
+		snprintf(vo, sizeof(vo), "%.*s", (int)(p + n - eq - (eq < p + n)),
+			 eq + (eq < p + n));
+		n = strcspn(q, "\n");
+		eq = memchr(q, '=', n);
+		if (!eq)
+			eq = q + n;
+		snprintf(v0, sizeof(v0), "%.*s", (int)(q + n - eq - (eq < q + n)),
+			 eq + (eq < q + n));
+		/* every rank's die_where names itself; the words name the odd
+		 * one, and rank 0 says them, the others quiet */
+		die_where[0] = '\0';
+		die_quiet = cl.rank != 0;
+		die("rank %d runs %s '%s', rank 0 '%s': every rank must run the "
+		    "same options and build", who, what, vo, v0);
+	}
+}
+
 /* After the options: refuse what the cluster layer does not run, and
  * let each rank's own errors speak again. */
 static void cluster_options(struct options *o)
@@ -7228,6 +7371,7 @@ static void cluster_options(struct options *o)
 		die("mode '%s' does not run across ranks; bench-mpi runs 'stream' "
 		    "(with --cluster-latency SIZE for a chase per node)",
 		    mode_name(o->mode));
+	cluster_agree(o);
 	if (cl.rank == 0)
 		output_open(o);
 	else
@@ -7398,6 +7542,136 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 	return nn;
 }
 
+static void cluster_stream_table(const struct cluster_rank *rk,
+				 const double *times, unsigned long long ntimes,
+				 unsigned kernels, struct cluster_stream *cs)
+{
+	unsigned long long rep;
+	int i, k;
+	memset(cs, 0, sizeof(*cs));
+	cs->valid = 1;
+	cs->epsilon = rk[0].epsilon;
+	for (i = 0; i < 3; i++)
+		cs->expected[i] = rk[0].expected[i];
+	for (i = 0; i < cl.size; i++) {
+		int a;
+		cs->elems += rk[i].elems;
+		cs->valid &= rk[i].valid;
+		for (a = 0; a < 3; a++) {
+			cs->avg_abs[a] += rk[i].avg_abs[a] / cl.size;
+			cs->nerr[a] += rk[i].nerr[a];
+		}
+	}
+	for (i = 0; i < 3; i++)
+		cs->avg_rel[i] = cs->expected[i] != 0.0
+			? cs->avg_abs[i] / abs_d(cs->expected[i]) : cs->avg_abs[i];
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(kernels & (1u << k)))
+			continue;
+		cs->bytes[k] = (double)kernel_defs[k].words * (double)sizeof(elem_t) *
+			       cs->elems;
+		cs->min_t[k] = DBL_MAX;
+		for (rep = 1; rep < ntimes; rep++) {
+			double slow = 0;
+			for (i = 0; i < cl.size; i++) {
+				double t = times[((size_t)i * NKERNELS + (size_t)k) *
+						 ntimes + rep];
+				if (t > slow)
+					slow = t;
+			}
+			cs->avg_t[k] += slow / (double)(ntimes - 1);
+			if (slow < cs->min_t[k])
+				cs->min_t[k] = slow;
+			if (slow > cs->max_t[k])
+				cs->max_t[k] = slow;
+		}
+	}
+}
+
+/* stream_mpi.c 1.8's lines, in its order and words, with the aggregate
+ * figures, so that every STREAM parser reads the cluster's.  Its scalar
+ * line says the scalar bench's kernels use (3, as stream.c 5.10's). */
+static void cluster_stream_text(const struct stream_run *r,
+				const struct cluster_stream *cs, unsigned kernels)
+{
+	double bpw = (double)sizeof(elem_t), mib = 1024.0 * 1024.0;
+	int quantum = (int)(r->tick * 1e6 + 0.5), i, k;
+	printf(HLINE);
+	printf("STREAM version $Revision: 1.8 $\n");
+	printf("membench %s cluster: bench-mpi measures STREAM's kernels on "
+	       "every rank and prints stream_mpi.c's lines\n", BENCH_VERSION);
+	printf(HLINE);
+	printf("This system uses %d bytes per array element.\n", (int)sizeof(elem_t));
+	printf(HLINE);
+	printf("Total Aggregate Array size = %.0f (elements)\n", cs->elems);
+	printf("Total Aggregate Memory per array = %.1f MiB (= %.1f GiB).\n",
+	       bpw * (cs->elems / mib), bpw * (cs->elems / mib / 1024.0));
+	printf("Total Aggregate memory required = %.1f MiB (= %.1f GiB).\n",
+	       3.0 * bpw * (cs->elems / mib), 3.0 * bpw * (cs->elems / mib / 1024.0));
+	printf("Data is distributed across %d MPI ranks\n", cl.size);
+	printf("   Array size per MPI rank = %llu (elements)\n",
+	       (unsigned long long)r->n);
+	printf("   Memory per array per MPI rank = %.1f MiB (= %.1f GiB).\n",
+	       bpw * ((double)r->n / mib), bpw * ((double)r->n / mib / 1024.0));
+	printf("   Total memory per MPI rank = %.1f MiB (= %.1f GiB).\n",
+	       3.0 * bpw * ((double)r->n / mib),
+	       3.0 * bpw * ((double)r->n / mib / 1024.0));
+	printf(HLINE);
+	printf("Each kernel will be executed %llu times.\n", r->ntimes);
+	printf(" The *best* time for each kernel (excluding the first iteration)\n");
+	printf(" will be used to compute the reported bandwidth.\n");
+	printf("The SCALAR value used for this run is %f\n", 3.0);
+#ifdef _OPENMP
+	printf(HLINE);
+	printf("Number of Threads requested for each MPI rank = %i\n",
+	       threads_requested());
+	printf("Number of Threads counted for rank 0 = %i\n", threads_counted);
+#endif
+	printf(HLINE);
+	if (r->granularity * 1e6 >= 1)
+		printf("Your timer granularity/precision appears to be %d "
+		       "microseconds.\n", quantum);
+	else
+		printf("Your timer granularity appears to be less than one "
+		       "microsecond.\n");
+	printf("Each test below will take on the order of %d microseconds.\n",
+	       (int)r->pass_us);
+	printf("   (= %d timer ticks)\n", (int)(r->pass_us / quantum));
+	printf("Increase the size of the arrays if this shows that\n");
+	printf("you are not getting at least 20 timer ticks per test.\n");
+	printf(HLINE);
+	printf("WARNING -- The above is only a rough guideline.\n");
+	printf("For best results, please be sure you know the\n");
+	printf("precision of your system timer.\n");
+	printf(HLINE);
+	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			printf("%s%11.1f  %11.6f  %11.6f  %11.6f\n",
+			       kernel_defs[k].label, 1.0E-06 * cs->bytes[k] / cs->min_t[k],
+			       cs->avg_t[k], cs->min_t[k], cs->max_t[k]);
+	printf(HLINE);
+	for (i = 0, k = 0; i < 3; i++) {
+		if (!exceeds(cs->avg_rel[i], cs->epsilon) && !cs->nerr[i])
+			continue;
+		k++;
+		printf("Failed Validation on array %c[], AvgRelAbsErr > epsilon (%e)\n",
+		       array_names[i], cs->epsilon);
+		printf("     Expected Value: %e, AvgAbsErr: %e, AvgRelAbsErr: %e\n",
+		       cs->expected[i], cs->avg_abs[i], cs->avg_rel[i]);
+		if (i > 0)
+			printf("     AvgRelAbsErr > Epsilon (%e)\n", cs->epsilon);
+		printf("     For array %c[], %lld errors were found.\n",
+		       array_names[i], cs->nerr[i]);
+	}
+	if (cs->valid)
+		printf("Solution Validates: avg error less than %e on all three "
+		       "arrays\n", cs->epsilon);
+	else if (!k) /* a rank's Read sums: the ranks are named below */
+		printf("Failed Validation on a rank: see below\n");
+	printf(HLINE);
+}
+
 /* The outlier rule: strictly more than pct per cent below the median;
  * a node exactly at the threshold is not flagged.  Compared as
  * (median - v) * 100 > pct * median, so whole-number figures at the
@@ -7423,36 +7697,45 @@ static const char *cluster_pages(const struct cluster_node *n, char *buf,
 static int cluster_report(const struct options *o, const struct system_info *si,
 			  const struct cluster_node *nd, int nn, int ranks,
 			  unsigned kernels, const struct stream_run *r,
-			  const char *source)
+			  const struct cluster_stream *cs, const char *source)
 {
 	double agg[NKERNELS], mn[NKERNELS], md[NKERNELS], mx[NKERNELS];
 	double *col = malloc((size_t)nn * sizeof(double));
-	int i, j, k, noutliers = 0, failed = 0, lat = 0;
+	int i, j, k, noutliers = 0, failed = 0, lat = 0, ngood = 0;
 	char pb[48];
 	const char *how = o->cluster_seq ? "sequential" : "simultaneous";
 
 	if (!col)
 		die("out of memory for %d nodes", nn);
+	/* a node that failed validation has no figures: it is left out of
+	 * the sum, the spread and the outlier rule */
+	for (j = 0; j < nn; j++)
+		ngood += nd[j].valid;
 	for (k = 0; k < NKERNELS; k++) {
-		agg[k] = mn[k] = md[k] = mx[k] = 0;
+		int n = 0;
+		agg[k] = mn[k] = md[k] = mx[k] = ngood ? 0 : NAN;
 		if (!(kernels & (1u << k)))
 			continue;
 		for (j = 0; j < nn; j++) {
-			col[j] = nd[j].mbs[k];
-			agg[k] += col[j];
-			if (j == 0 || col[j] < mn[k])
-				mn[k] = col[j];
-			if (col[j] > mx[k])
-				mx[k] = col[j];
+			if (!nd[j].valid)
+				continue;
+			col[n] = nd[j].mbs[k];
+			agg[k] += col[n];
+			if (n == 0 || col[n] < mn[k])
+				mn[k] = col[n];
+			if (col[n] > mx[k])
+				mx[k] = col[n];
+			n++;
 		}
-		md[k] = median(col, (size_t)nn);
+		if (n)
+			md[k] = median(col, (size_t)n);
 	}
 	for (j = 0; j < nn; j++) {
 		int out_k = 0;
 		failed |= !nd[j].valid;
 		lat |= nd[j].lat_ns > 0;
 		for (k = 0; k < NKERNELS; k++)
-			if ((kernels & (1u << k)) &&
+			if ((kernels & (1u << k)) && nd[j].valid &&
 			    cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 				out_k = 1;
 		noutliers += out_k;
@@ -7469,16 +7752,19 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 			json_int("ntimes", (long long)r->ntimes);
 		}
 		json_num("outlier_pct", o->outlier_pct);
+		json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
 		json_open("nodes", '[');
 		for (j = 0; j < nn; j++) {
 			json_open(NULL, '{');
 			json_str("host", nd[j].host);
 			json_int("ranks", nd[j].ranks);
 			json_int("threads", nd[j].threads);
+			/* a failed node's rates are no figures: null */
 			json_open("rates_mbs", '{');
 			for (k = 0; k < NKERNELS; k++)
 				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name, nd[j].mbs[k]);
+					json_num(kernel_defs[k].name,
+						 nd[j].valid ? nd[j].mbs[k] : NAN);
 			json_close('}');
 			for (i = 0; !source && i < 2; i++) {
 				json_open(i ? "best_s" : "bytes", '{');
@@ -7503,8 +7789,13 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		}
 		json_close(']');
 		json_open("aggregate", '{');
-		json_int("nodes", nn);
+		json_int("nodes", ngood);
 		json_int("ranks", ranks);
+		json_open("failed_nodes", '[');
+		for (j = 0; j < nn; j++)
+			if (!nd[j].valid)
+				json_str(NULL, nd[j].host);
+		json_close(']');
 		json_open("rates_mbs", '{');
 		for (k = 0; k < NKERNELS; k++)
 			if (kernels & (1u << k))
@@ -7525,7 +7816,7 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		for (j = 0; j < nn; j++) {
 			int any = 0;
 			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) ||
+				if (!(kernels & (1u << k)) || !nd[j].valid ||
 				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 					continue;
 				if (!any++) {
@@ -7547,10 +7838,38 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		}
 		json_close(']');
 		json_bool("valid", !failed);
+		if (cs) {
+			json_open("stream_aggregate", '{');
+			json_str("note", "stream_mpi.c's table: all ranks' bytes over "
+				 "the slowest rank's time of each repetition");
+			json_num("array_size", cs->elems);
+			json_bool("validated", cs->valid);
+			json_open("results", '[');
+			for (k = 0; k < NKERNELS; k++) {
+				if (!(kernels & (1u << k)))
+					continue;
+				json_open(NULL, '{');
+				json_str("kernel", kernel_defs[k].display);
+				json_num("best_mbs", 1.0E-06 * cs->bytes[k] / cs->min_t[k]);
+				json_num("avg_s", cs->avg_t[k]);
+				json_num("min_s", cs->min_t[k]);
+				json_num("max_s", cs->max_t[k]);
+				json_num("bytes", cs->bytes[k]);
+				json_close('}');
+			}
+			json_close(']');
+			json_close('}');
+		}
 		json_close('}');
 		json_end();
 	}
 	if (out.text) {
+		if (cs)
+			cluster_stream_text(r, cs, kernels);
+		else if (!source)
+			printf("No STREAM table: the nodes ran one at a time "
+			       "(--cluster sequential), so no figure is of them "
+			       "all at once.\n");
 		printf("membench %s cluster\n", BENCH_VERSION);
 		print_build_text();
 		printf(HLINE);
@@ -7567,14 +7886,16 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
 		for (k = 0; k < NKERNELS; k++)
 			if (kernels & (1u << k))
-				printf(" %11s", kernel_defs[k].display);
+				printf(" %11s", kernel_defs[k].name);
 		printf("%s %-10s %s\n", lat ? "  Latency ns" : "", "Validation",
 		       "Pages");
 		for (j = 0; j < nn; j++) {
 			printf("%-20s %5d %7d", nd[j].host, nd[j].ranks, nd[j].threads);
 			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
+				if (kernels & (1u << k) && nd[j].valid)
 					printf(" %11.1f", nd[j].mbs[k]);
+				else if (kernels & (1u << k))
+					printf(" %11s", "-");
 			if (lat)
 				printf(" %11.1f", nd[j].lat_ns);
 			printf(" %-10s %s\n", nd[j].valid ? "passed" : "FAILED",
@@ -7587,10 +7908,17 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 				"Aggregate (sum)", "Min", "Median", "Max"};
 			printf("%-20s %5s %7s", names[i], "", "");
 			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
+				if ((kernels & (1u << k)) && ngood)
 					printf(" %11.1f", v[k]);
+				else if (kernels & (1u << k))
+					printf(" %11s", "-");
 			printf("\n");
 		}
+		if (ngood < nn)
+			printf("%d of %d node%s failed validation and %s left out of "
+			       "the sum, the spread and the outlier rule.\n",
+			       nn - ngood, nn, nn == 1 ? "" : "s",
+			       nn - ngood == 1 ? "is" : "are");
 		if (o->cluster_seq && !source)
 			printf("Nodes ran one at a time: the sum is not a figure of "
 			       "the nodes at once.\n");
@@ -7601,12 +7929,12 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 			const char *sep = "";
 			int any = 0;
 			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) ||
+				if (!(kernels & (1u << k)) || !nd[j].valid ||
 				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 					continue;
 				if (!any++)
 					printf("  %s:", nd[j].host);
-				printf("%s %s %.1f%% below", sep, kernel_defs[k].display,
+				printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
 				       100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
 				sep = ",";
 			}
@@ -7623,7 +7951,7 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 					printf("Validation failed on node %s\n", nd[j].host);
 			}
 		if (!failed)
-			printf("Solution Validates on every %s\n", source ? "node" : "rank");
+			printf("validation passed on every %s\n", source ? "node" : "rank");
 		text_warnings("WARNING: ");
 		printf(HLINE);
 	}
@@ -7688,7 +8016,7 @@ static int cluster_in_mode(const struct options *o, const struct system_info *si
 		fclose(f);
 	if (nn == 0)
 		die("--cluster-in %s: no node rows", o->cluster_in);
-	rc = cluster_report(o, si, nd, nn, ranks, STREAM_KERNELS, NULL,
+	rc = cluster_report(o, si, nd, nn, ranks, STREAM_KERNELS, NULL, NULL,
 			    o->cluster_in);
 	free(nd);
 	return rc;
@@ -7706,6 +8034,7 @@ static int cluster_stream_mode(const struct options *o,
 	MPI_Request req;
 	int rc = 0, i;
 	size_t per = NKERNELS * (size_t)o->ntimes;
+	double t_gather;
 
 	if (o->cluster_in)
 		return cluster_in_mode(o, si);
@@ -7728,6 +8057,12 @@ static int cluster_stream_mode(const struct options *o,
 	me.threads = threads_counted;
 	me.valid = r.valid;
 	me.elems = (double)r.n;
+	me.epsilon = r.epsilon;
+	for (i = 0; i < 3; i++) {
+		me.expected[i] = r.expected[i];
+		me.avg_abs[i] = r.avg_abs[i];
+		me.nerr[i] = r.nerr[i];
+	}
 	me.pages_known = r.pages[0].known;
 	me.page_kib = (double)r.pages[0].page_kib;
 	me.huge_pct = 100;
@@ -7745,6 +8080,7 @@ static int cluster_stream_mode(const struct options *o,
 		if (!rk || !times || !nd)
 			die("out of memory for the results of %d ranks", cl.size);
 	}
+	t_gather = MPI_Wtime();
 	cluster_check(MPI_Igather(&me, (int)sizeof(me), MPI_BYTE, rk,
 				  (int)sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD,
 				  &req), "gathering the ranks' results");
@@ -7754,9 +8090,12 @@ static int cluster_stream_mode(const struct options *o,
 		      "gathering the ranks' times");
 	cluster_wait(&req, "gathering the ranks' times", -1, 0);
 	if (cl.rank == 0) {
+		struct cluster_stream cs;
 		cluster_nodes(rk, times, r.ntimes, o->kernels, nd, cl.nnodes);
+		cluster_stream_table(rk, times, r.ntimes, o->kernels, &cs);
+		cluster_gather_s = MPI_Wtime() - t_gather;
 		rc = cluster_report(o, si, nd, cl.nnodes, cl.size, o->kernels, &r,
-				    NULL);
+				    o->cluster_seq ? NULL : &cs, NULL);
 	}
 	cluster_check(MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req),
 		      "sharing the run's status");
