@@ -290,13 +290,13 @@
 #define LAT_PLATEAU_MIN_PTS 3
 #endif
 #ifndef LAT_PLATEAU_MIN_OCT
-#define LAT_PLATEAU_MIN_OCT 0.5
+#define LAT_PLATEAU_MIN_OCT 0.4
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
 #endif
 #ifndef LAT_DRAM_STEP
-#define LAT_DRAM_STEP 1.75
+#define LAT_DRAM_STEP 1.7
 #endif
 #ifndef LAT_DRAM_SPAN
 #define LAT_DRAM_SPAN 2.5
@@ -5738,20 +5738,29 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		}
 		i = j;
 	}
-	/* The boundary is the steepest rise between a stretch's last point
-	 * and the next stretch (or the end): noise near the edge shortens a
-	 * stretch but rarely moves the big jump. */
+	/* The boundary is where the (smoothed) curve first climbs
+	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
+	 * next stretch (or the end); without such a climb, the steepest rise
+	 * there.  Noise near the edge shortens a stretch but rarely moves
+	 * the climb, and a curve with a gap in its sizes (points left out)
+	 * is not read as leaving the level in the gap when it had left
+	 * before it. */
 	for (i = 0; i < m; i++) {
-		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1;
+		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1, first = -1;
 		double steepest = 0, top = s[out[i].last];
+		double climb = lat_ln(out[i].ns) + lat_ln(LAT_LEVEL_JUMP);
 		for (k = out[i].last; k < end; k++) {
 			if (s[k + 1] - s[k] > steepest) {
 				steepest = s[k + 1] - s[k];
 				at = k;
 			}
+			if (first < 0 && s[k + 1] >= climb)
+				first = k;
 			if (s[k + 1] > top)
 				top = s[k + 1];
 		}
+		if (first >= 0)
+			at = first;
 		/* After the last stretch, a few points drifting up are not a
 		 * boundary; the curve must clearly leave the level. */
 		if (i + 1 == m && top - lat_ln(out[i].ns) < lat_ln(LAT_LEVEL_JUMP))
@@ -5930,8 +5939,8 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
 		format_bytes(b2, sizeof(b2), (unsigned long long)bytes[n - 1]);
 		lat_note(sum, "too sparse to name levels: %d points from %s to %s, "
-			 "a median of %.2g octaves apart (need %d points and less "
-			 "than %.2g)", n, b1, b2, n > 1 ? gap : 0.0,
+			 "a median of %.2g octaves apart (levels need %d points "
+			 "under %.2g octaves apart)", n, b1, b2, n > 1 ? gap : 0.0,
 			 LAT_SPARSE_MIN_PTS, LAT_SPARSE_GAP);
 		return;
 	}
