@@ -6440,7 +6440,7 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
 		}
 	}
-	printf("%s\n", s->nlevels ? "" : " no plateaus");
+	printf("%s\n", s->nlevels ? "" : " no level named");
 	for (i = 0; i < s->nnotes; i++)
 		printf("# stride=%zu: %s\n", stride, s->note[i]);
 }
