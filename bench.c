@@ -277,10 +277,11 @@
  * LAT_DRAM_SPAN of the last; page walks under 4 KiB pages rise about
  * 1.6 times).  That level is DRAM when the sweep reaches past every
  * cache the OS reports, when every reported cache was already seen
- * below it, or when it is at least LAT_DRAM_RATIO times the first
- * level (no cache of any curve we know is that much slower than L1d,
- * and every memory is).  A cache size agrees with the OS within a factor
- * LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
+ * below it, or when it is at least LAT_DRAM_RATIO times the first level
+ * (memory is 30 to 90 times L1d in the real curves of tests/fixtures/
+ * latency; one cache there is 40 times, which is why a stored curve
+ * should come with --caches).  A cache size agrees with the OS within a
+ * factor LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
  * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
  * points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
