@@ -5939,10 +5939,15 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	if (n < LAT_SPARSE_MIN_PTS || gap >= LAT_SPARSE_GAP) {
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
 		format_bytes(b2, sizeof(b2), (unsigned long long)bytes[n - 1]);
-		lat_note(sum, "too sparse to name levels: %d points from %s to %s, "
-			 "a median of %.2g octaves apart (levels need %d points "
-			 "under %.2g octaves apart)", n, b1, b2, n > 1 ? gap : 0.0,
-			 LAT_SPARSE_MIN_PTS, LAT_SPARSE_GAP);
+		if (n < LAT_SPARSE_MIN_PTS)
+			lat_note(sum, "too sparse to name levels: %d point%s from %s "
+				 "to %s (levels need %d)", n, n == 1 ? "" : "s", b1,
+				 b2, LAT_SPARSE_MIN_PTS);
+		else
+			lat_note(sum, "too sparse to name levels: %d points from %s "
+				 "to %s, a median of %.2g octaves apart (levels need "
+				 "points under %.2g octaves apart)", n, b1, b2, gap,
+				 LAT_SPARSE_GAP);
 		return;
 	}
 	if (m == 0) {
