@@ -269,10 +269,21 @@
 /* A flat stretch keeps within LAT_PLATEAU_TOL of its median and spans
  * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A stretch
  * less than LAT_LEVEL_JUMP times slower than the one before is a step
- * (TLB reach, typically) inside the same level.  The last level is DRAM
- * when it is at least LAT_DRAM_MIN_NS: no cache level of any core we
- * know is that slow, and every DRAM is slower.  A cache size agrees with
- * the OS within a factor LAT_SIZE_AGREE (half an octave). */
+ * (TLB reach, typically) inside the same level.  No fixed latency tells
+ * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
+ * CXL memory 390 ns), so memory is where the curve ends: its last
+ * stretch, with the stretches before it that are steps of it (each less
+ * than LAT_DRAM_STEP times slower than the one before and all within
+ * LAT_DRAM_SPAN of the last; page walks under 4 KiB pages rise about
+ * 1.6 times).  That level is DRAM when the sweep reaches past every
+ * cache the OS reports, when every reported cache was already seen
+ * below it, or when it is at least LAT_DRAM_RATIO times the first level
+ * (memory is 30 to 90 times L1d in the real curves of tests/fixtures/
+ * latency; one cache there is 40 times, which is why a stored curve
+ * should come with --caches).  A cache size agrees with the OS within a
+ * factor LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
+ * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
+ * points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
 #define LAT_PLATEAU_TOL 0.10
 #endif
@@ -280,16 +291,33 @@
 #define LAT_PLATEAU_MIN_PTS 3
 #endif
 #ifndef LAT_PLATEAU_MIN_OCT
-#define LAT_PLATEAU_MIN_OCT 0.5
+#define LAT_PLATEAU_MIN_OCT 0.4
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
 #endif
-#ifndef LAT_DRAM_MIN_NS
-#define LAT_DRAM_MIN_NS 40.0
+#ifndef LAT_DRAM_STEP
+#define LAT_DRAM_STEP 1.7
+#endif
+#ifndef LAT_DRAM_SPAN
+#define LAT_DRAM_SPAN 2.5
+#endif
+#ifndef LAT_DRAM_RATIO
+#define LAT_DRAM_RATIO 20.0
 #endif
 #ifndef LAT_SIZE_AGREE
-#define LAT_SIZE_AGREE 1.41421356
+#define LAT_SIZE_AGREE 2.0
+#endif
+#ifndef LAT_SPARSE_GAP
+#define LAT_SPARSE_GAP 0.75
+#endif
+#ifndef LAT_SPARSE_MIN_PTS
+#define LAT_SPARSE_MIN_PTS 6
+#endif
+/* A probe at least this slow is beyond the caches of the machines this
+ * was tuned on, and settles first (LAT_SETTLE_NS); only timing uses it. */
+#ifndef LAT_DRAM_MIN_NS
+#define LAT_DRAM_MIN_NS 40.0
 #endif
 
 /* -- Latency: under load ---------------------------------------------- */
@@ -883,7 +911,7 @@ enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
 	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
-	O_MHZ, O_CURVE_IN,
+	O_MHZ, O_CURVE_IN, O_CACHES,
 	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST, O_CSV
 #ifdef BENCH_MPI
 	, O_CLUSTER, O_OUTLIER, O_CLUSTER_LAT, O_CLUSTER_TIMEOUT, O_CLUSTER_IN
@@ -950,6 +978,8 @@ static const struct option_def option_defs[] = {
 	 "core clock for cycle counts (default: measured)"},
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
 	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
+	{O_CACHES, 0, "caches", "SIZE[,SIZE...][,line=B]", M_LATENCY,
+	 "--curve-in: the data caches of the curve's machine, L1d first"},
 #ifdef BENCH_MPI
 	{O_CLUSTER, 0, "cluster", "simultaneous|sequential", M_STREAM,
 	 "bench-mpi: every node at once (default) or one at a time"},
@@ -1012,6 +1042,9 @@ struct options {
 	int placement;                    /* --placement */
 	double mhz; /* 0: measure */
 	const char *curve_in;
+	int ncurve_caches;                /* --caches: the curve's machine */
+	unsigned long long curve_caches[LAT_MAX_LEVELS];
+	int curve_line;                   /* --caches' line=B entry; 0: 64 */
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
 	int parallel;   /* lat_mem_rd -P: chases at once, each on its own buffer */
 	int lmrd_blank; /* ... with a blank line after each stride's block */
@@ -1257,6 +1290,34 @@ static void parse_delays(const char *flag, const char *s, struct options *o)
 			o->delays[i] = o->delays[i - 1];
 		o->delays[i] = d;
 		o->ndelays++;
+	}
+}
+
+/* --caches SIZE[,SIZE...][,line=B]: the data or unified caches of the
+ * machine a --curve-in curve was measured on, L1d first and each larger
+ * than the one before, and optionally its line size. */
+static void parse_curve_caches(const char *flag, const char *s,
+			       struct options *o)
+{
+	char buf[512], *tok, *save = NULL;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->ncurve_caches = 0;
+	o->curve_line = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		if (strncmp(tok, "line=", 5) == 0) {
+			o->curve_line = (int)parse_count(flag, tok + 5, 8, 65536);
+			continue;
+		}
+		v = parse_bytes(flag, tok, 1);
+		if (o->ncurve_caches == LAT_MAX_LEVELS)
+			die("%s: more than %d caches", flag, LAT_MAX_LEVELS);
+		if (o->ncurve_caches &&
+		    v <= o->curve_caches[o->ncurve_caches - 1])
+			die("%s: '%s' is not larger than the cache before it", flag,
+			    tok);
+		o->curve_caches[o->ncurve_caches++] = v;
 	}
 }
 
@@ -1544,6 +1605,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_CURVE_IN:
 			o->curve_in = val;
+			break;
+		case O_CACHES:
+			parse_curve_caches(flag, val, o);
 			break;
 #ifdef BENCH_MPI
 		case O_CLUSTER:
@@ -5696,20 +5760,29 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		}
 		i = j;
 	}
-	/* The boundary is the steepest rise between a stretch's last point
-	 * and the next stretch (or the end): noise near the edge shortens a
-	 * stretch but rarely moves the big jump. */
+	/* The boundary is where the (smoothed) curve first climbs
+	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
+	 * next stretch (or the end); without such a climb, the steepest rise
+	 * there.  Noise near the edge shortens a stretch but rarely moves
+	 * the climb, and a curve with a gap in its sizes (points left out)
+	 * is not read as leaving the level in the gap when it had left
+	 * before it. */
 	for (i = 0; i < m; i++) {
-		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1;
+		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1, first = -1;
 		double steepest = 0, top = s[out[i].last];
+		double climb = lat_ln(out[i].ns) + lat_ln(LAT_LEVEL_JUMP);
 		for (k = out[i].last; k < end; k++) {
 			if (s[k + 1] - s[k] > steepest) {
 				steepest = s[k + 1] - s[k];
 				at = k;
 			}
+			if (first < 0 && s[k + 1] >= climb)
+				first = k;
 			if (s[k + 1] > top)
 				top = s[k + 1];
 		}
+		if (first >= 0)
+			at = first;
 		/* After the last stretch, a few points drifting up are not a
 		 * boundary; the curve must clearly leave the level. */
 		if (i + 1 == m && top - lat_ln(out[i].ns) < lat_ln(LAT_LEVEL_JUMP))
@@ -5767,97 +5840,196 @@ static double lat_fit_llc(const double *bytes, const double *ns, int n)
 	return pick;
 }
 
-/* Group the flat stretches of one stride's curve into levels, name them,
- * and set them beside the OS-reported cache sizes.  si may be NULL (a
- * curve from a file); fit:
+/* What the analysis knows beside the curve: the data caches the OS
+ * reports for the machine the curve came from (L1d first; none for a
+ * stored curve without --caches), its line size, and how the chase
+ * walked. */
+struct lat_ctx {
+	int ncaches;
+	unsigned long long cache[LAT_MAX_LEVELS];
+	int line;                 /* bytes; 0: unknown */
+	enum lat_pattern pattern;
+};
+
+static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
+				enum lat_pattern pattern)
+{
+	int lvl, top = reported_levels(si);
+	memset(c, 0, sizeof(*c));
+	for (lvl = 1; lvl <= top && c->ncaches < LAT_MAX_LEVELS; lvl++)
+		if (reported_cache(si, lvl))
+			c->cache[c->ncaches++] = reported_cache(si, lvl);
+	c->line = reported_line(si);
+	c->pattern = pattern;
+}
+
+/* The median distance between neighbouring sizes, in octaves. */
+static double lat_median_gap(const double *bytes, int n)
+{
+	double *g, med;
+	int i;
+	if (n < 2)
+		return HUGE_VAL;
+	g = malloc((size_t)(n - 1) * sizeof(*g));
+	if (!g)
+		die("out of memory for the summary");
+	for (i = 0; i + 1 < n; i++)
+		g[i] = lat_ln(bytes[i + 1] / bytes[i]) / lat_ln(2.0);
+	med = median(g, (size_t)(n - 1));
+	free(g);
+	return med;
+}
+
+/* One level of the summary from flat stretches a..b (b - a steps). */
+static void lat_level_fill(struct lat_level *lv, const struct lat_flat *fl,
+			   int a, int b, const double *bytes)
+{
+	lv->ns = fl[a].ns;
+	lv->from = bytes[fl[a].first];
+	lv->to = bytes[fl[b].last];
+	lv->boundary = fl[b].boundary;
+	/* steps beyond LAT_MAX_STEPS: the last ones are kept, the largest
+	 * footprints' latency */
+	for (lv->nsteps = 0; lv->nsteps < b - a && lv->nsteps < LAT_MAX_STEPS;
+	     lv->nsteps++) {
+		int f = b - a > LAT_MAX_STEPS ? b - LAT_MAX_STEPS + 1 + lv->nsteps
+					      : a + 1 + lv->nsteps;
+		lv->step_at[lv->nsteps] = bytes[fl[f].first];
+		lv->step_ns[lv->nsteps] = fl[f].ns;
+	}
+}
+
+/* Cache levels from flat stretches a..b-1: stretches less than
+ * LAT_LEVEL_JUMP apart are one level; each level is named in order and
+ * matched with the next OS-reported cache whose size is within
+ * LAT_SIZE_AGREE of where the curve leaves it.  seen[k]: OS cache k was
+ * matched; *matched: the first OS cache not yet passed. */
+static void lat_caches(const struct lat_flat *fl, int a, int b,
+		       const double *bytes, const struct lat_ctx *ctx,
+		       struct lat_summary *sum, int *seen, int *matched)
+{
+	char b1[32], b2[32];
+	int i, j, k;
+	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
+		struct lat_level *lv = &sum->level[sum->nlevels++];
+		for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
+			j++;
+		lat_level_fill(lv, fl, i, j, bytes);
+		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
+			 sum->nlevels == 1 ? "d" : "");
+		lv->agrees = -1;
+		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
+			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
+			    lv->boundary <= (double)ctx->cache[k] * LAT_SIZE_AGREE)
+				break;
+		if (lv->boundary > 0 && k < ctx->ncaches) {
+			lv->os_bytes = ctx->cache[k];
+			lv->agrees = 1;
+			seen[k] = 1;
+			*matched = k + 1;
+		} else if (lv->boundary > 0 && sum->nlevels <= ctx->ncaches) {
+			lv->os_bytes = ctx->cache[sum->nlevels - 1];
+			lv->agrees = 0;
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
+			format_bytes(b2, sizeof(b2), lv->os_bytes);
+			lat_note(sum, "%s: the curve leaves this level at %s but the OS "
+				 "reports %s", lv->name, b1, b2);
+		}
+	}
+}
+
+/* Read one stride's curve: its flat stretches become levels, memory is
+ * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
+ * are caches named in order and set beside the OS-reported sizes.  fit:
  * the curve is a uniform random chase, so lat_fit_llc() applies. */
 static void lat_analyse(const double *bytes, const double *ns, int n,
-			size_t stride, const struct system_info *si, int fit,
+			size_t stride, const struct lat_ctx *ctx, int fit,
 			struct lat_summary *sum)
 {
 	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
 	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, caches = 0, oslevels = si ? reported_levels(si) : 0;
-	unsigned long long llc = si ? reported_llc(si) : 0;
+	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
+	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	int line = ctx->line > 0 ? ctx->line : 64;
+	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
 
 	memset(sum, 0, sizeof(*sum));
 	sum->stride = stride;
 	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
-	for (i = 0; i < m && sum->nlevels < LAT_MAX_LEVELS; i++) {
-		struct lat_level *lv = &sum->level[sum->nlevels++];
-		int j = i;
-		/* From the first stretch as slow as memory on, every stretch
-		 * is memory: what rises beyond it (page walks as the
-		 * footprint outgrows the TLBs, a host's nested paging) is a
-		 * step of DRAM, never a cache level of its own. */
-		if (fl[i].ns >= LAT_DRAM_MIN_NS)
-			j = m - 1;
-		while (j + 1 < m && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP &&
-		       fl[j + 1].ns < LAT_DRAM_MIN_NS)
-			j++;
-		lv->ns = fl[i].ns;
-		lv->from = bytes[fl[i].first];
-		lv->to = bytes[fl[j].last];
-		lv->boundary = fl[j].boundary;
-		/* steps beyond LAT_MAX_STEPS: the last ones are kept, the
-		 * largest footprints' latency */
-		for (lv->nsteps = 0; lv->nsteps < j - i &&
-		     lv->nsteps < LAT_MAX_STEPS; lv->nsteps++) {
-			int f = j - i > LAT_MAX_STEPS ? j - LAT_MAX_STEPS + 1 + lv->nsteps
-						      : i + 1 + lv->nsteps;
-			lv->step_at[lv->nsteps] = bytes[fl[f].first];
-			lv->step_ns[lv->nsteps] = fl[f].ns;
-		}
-		/* Only the last level can be memory, and no cache we know of
-		 * is as slow as LAT_DRAM_MIN_NS. */
-		if (j == m - 1 && lv->ns >= LAT_DRAM_MIN_NS) {
-			strcpy(lv->name, "DRAM");
-			lv->boundary = 0;
-			lv->agrees = -1;
-		} else {
-			caches++;
-			snprintf(lv->name, sizeof(lv->name), "L%d%s", caches,
-				 caches == 1 ? "d" : "");
-			lv->os_bytes = reported_cache(si, caches);
-			if (!lv->os_bytes || !lv->boundary)
-				lv->agrees = -1;
-			else
-				lv->agrees = lv->boundary >= (double)lv->os_bytes / LAT_SIZE_AGREE &&
-					     lv->boundary <= (double)lv->os_bytes * LAT_SIZE_AGREE;
-			if (lv->agrees == 0) {
-				format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
-				format_bytes(b2, sizeof(b2), lv->os_bytes);
-				lat_note(sum, "%s: the curve leaves this level at %s but the OS "
-					 "reports %s", lv->name, b1, b2);
-			}
-		}
-		i = j;
+	if (n < LAT_SPARSE_MIN_PTS || gap >= LAT_SPARSE_GAP) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
+		format_bytes(b2, sizeof(b2), (unsigned long long)bytes[n - 1]);
+		if (n < LAT_SPARSE_MIN_PTS)
+			lat_note(sum, "too sparse to name levels: %d point%s from %s "
+				 "to %s (levels need %d)", n, n == 1 ? "" : "s", b1,
+				 b2, LAT_SPARSE_MIN_PTS);
+		else
+			lat_note(sum, "too sparse to name levels: %d points from %s "
+				 "to %s, a median of %.2g octaves apart (levels need "
+				 "points under %.2g octaves apart)", n, b1, b2, gap,
+				 LAT_SPARSE_GAP);
+		return;
 	}
-	if (sum->nlevels == 0) {
+	if (m == 0) {
 		lat_note(sum, "no plateau found: the curve has no flat stretch of %d "
 			 "points over %.2g octaves", LAT_PLATEAU_MIN_PTS,
 			 LAT_PLATEAU_MIN_OCT);
 		return;
 	}
-	{
-		struct lat_level *last = &sum->level[sum->nlevels - 1];
-		if (strcmp(last->name, "DRAM") != 0) {
-			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
-			lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
-				 "(raise --max)", b1, ns[n - 1]);
-		} else {
-			if (caches < oslevels) {
-				format_bytes(b2, sizeof(b2), reported_cache(si, caches + 1));
-				lat_note(sum, "the OS reports L%d %s but the curve shows no "
-					 "plateau for it", caches + 1, b2);
+	/* A sequential chase shorter than a line reads each line several
+	 * times; if even scaled by that the end is not far above the start,
+	 * the prefetcher streamed every level and none can be named. */
+	if (ctx->pattern == P_STRIDE && stride > 0 && stride < (size_t)line &&
+	    ns[n - 1] * (double)line / (double)stride <
+		    LAT_DRAM_RATIO * fl[0].ns) {
+		lat_note(sum, "the prefetcher hides the levels: a sequential chase "
+			 "with stride %zu, below the %d-byte line, rises from %.3g "
+			 "to only %.3g ns; use --pattern random", stride, line,
+			 fl[0].ns, ns[n - 1]);
+		return;
+	}
+	/* Memory: the stretch the curve ends on, and the steps before it. */
+	d = m - 1;
+	while (d > 0 && fl[d].ns < fl[d - 1].ns * LAT_DRAM_STEP &&
+	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN)
+		d--;
+	/* The caches: the stretches below it, grouped into levels. */
+	lat_caches(fl, 0, d, bytes, ctx, sum, seen, &matched);
+	if (fl[m - 1].boundary == 0 && d > 0 &&
+	    ((llc && bytes[n - 1] >= (double)llc * LAT_SIZE_AGREE) ||
+	     (ctx->ncaches && sum->nlevels >= ctx->ncaches) ||
+	     fl[d].ns >= LAT_DRAM_RATIO * fl[0].ns))
+		dram = 1;
+	else /* the sweep ends in a cache: it is one more level */
+		lat_caches(fl, d, m, bytes, ctx, sum, seen, &matched);
+	caches = sum->nlevels;
+	if (!dram) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
+		lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
+			 "(raise --max)", b1, ns[n - 1]);
+		return;
+	}
+	if (sum->nlevels < LAT_MAX_LEVELS) {
+		struct lat_level *lv = &sum->level[sum->nlevels++];
+		lat_level_fill(lv, fl, d, m - 1, bytes);
+		strcpy(lv->name, "DRAM");
+		lv->boundary = 0;
+		lv->agrees = -1;
+		/* A reported cache no level matched, whose size the sweep
+		 * covered: the curve shows no plateau for it (a VM's share of
+		 * a host's L3, a partitioned cache).  Said, not guessed at. */
+		for (i = 0; i < ctx->ncaches; i++)
+			if (!seen[i] && (i >= caches || sum->level[i].agrees != 0)) {
+				format_bytes(b2, sizeof(b2), ctx->cache[i]);
+				lat_note(sum, "the OS reports L%d %s but the curve shows "
+					 "no plateau for it", i + 1, b2);
 			}
-			if (llc && last->from < (double)llc / LAT_SIZE_AGREE) {
-				format_bytes(b1, sizeof(b1), (unsigned long long)last->from);
-				format_bytes(b2, sizeof(b2), llc);
-				lat_note(sum, "DRAM latency is reached at %s, inside the "
-					 "OS-reported last-level cache of %s", b1, b2);
-			}
+		if (llc && lv->from < (double)llc / LAT_SIZE_AGREE) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->from);
+			format_bytes(b2, sizeof(b2), llc);
+			lat_note(sum, "DRAM latency is reached at %s, inside the "
+				 "OS-reported last-level cache of %s", b1, b2);
 		}
 	}
 }
@@ -6295,7 +6467,7 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
 		}
 	}
-	printf("%s\n", s->nlevels ? "" : " no plateaus");
+	printf("%s\n", s->nlevels ? "" : " no level named");
 	for (i = 0; i < s->nnotes; i++)
 		printf("# stride=%zu: %s\n", stride, s->note[i]);
 }
@@ -6739,6 +6911,9 @@ static void lat_check(struct options *o, const struct system_info *si)
 				line % (int)sizeof(void *) == 0 ? (size_t)line : 64;
 		o->nstrides = 1;
 	}
+	if ((o->ncurve_caches || o->curve_line) && !o->curve_in)
+		die("--caches describes the machine of a stored curve; it needs "
+		    "--curve-in");
 	if (o->curve_in)
 		return;
 	if (o->load_threads > 0 && !o->max_set)
@@ -6843,6 +7018,7 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 		die("out of memory for the sweep");
 	for (s = 0; s < o->nstrides; s++) {
 		struct lat_chain cs[MAX_REGIONS], *c = &cs[0];
+		struct lat_ctx ctx;
 		size_t stride = o->strides[s];
 		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts, t;
 		double *xb, *yn;
@@ -6878,7 +7054,8 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			xb[i] = (double)r->pts[first + i].bytes;
 			yn[i] = r->pts[first + i].ns;
 		}
-		lat_analyse(xb, yn, n, stride, si, o->pattern == P_RANDOM,
+		lat_ctx_from_system(&ctx, si, o->pattern);
+		lat_analyse(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
 			    &r->sums[s]);
 		free(xb);
 		free(yn);
@@ -6903,8 +7080,18 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 	char line[512];
 	double *bytes = NULL, *ns = NULL;
 	struct lat_summary *sums = NULL;
+	struct lat_ctx ctx;
 	int n = 0, cap = 0, lineno = 0, blocks = 0, done = 0;
 	long stride = 0;
+
+	/* The caches are those of the machine the curve came from, given
+	 * by --caches; this machine's would be a guess. */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ncaches = o->ncurve_caches;
+	memcpy(ctx.cache, o->curve_caches, sizeof(ctx.cache));
+	ctx.line = o->curve_line;
+	ctx.pattern = o->pattern;
+	(void)si;
 
 	if (!f)
 		die("--curve-in %s: %s", o->curve_in, strerror(errno));
@@ -6947,7 +7134,8 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		sums = realloc(sums, (size_t)(blocks + 1) * sizeof(*sums));
 		if (!sums)
 			die("out of memory reading --curve-in");
-		lat_analyse(bytes, ns, n, (size_t)stride, NULL, 1, &sums[blocks++]);
+		lat_analyse(bytes, ns, n, (size_t)stride, &ctx,
+			    o->pattern == P_RANDOM, &sums[blocks++]);
 		n = 0;
 		done = eof;
 	}
