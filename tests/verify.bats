@@ -281,6 +281,14 @@ t.close()" "$BATS_TEST_TMPDIR/$1.tar.gz" "$(tarball)"
 	run "$VERIFY" --max-size 2M "$BATS_TEST_TMPDIR/bomb.tar.gz"
 	assert_failure 2
 	assert_output "verify: $BATS_TEST_TMPDIR/bomb.tar.gz unpacks to more than 2M (--max-size): refused"
+	# a sparse member: a small tar stream, a big file; tar's listing tells
+	b=$(unpack)
+	truncate -s 3M "$b/results/holes"
+	tar -C "${b%/*}" --sparse -czf "$BATS_TEST_TMPDIR/sparse.tar.gz" "${b##*/}"
+	[ "$(gzip -dc "$BATS_TEST_TMPDIR/sparse.tar.gz" | wc -c)" -lt $((2 << 20)) ]
+	run "$VERIFY" --max-size 2M "$BATS_TEST_TMPDIR/sparse.tar.gz"
+	assert_failure 2
+	assert_output "verify: $BATS_TEST_TMPDIR/sparse.tar.gz unpacks to more than 2M (--max-size): refused"
 	run "$VERIFY" --max-size 2X "$(tarball)"
 	assert_failure 2
 	assert_output "verify: --max-size 2X is not a size (bytes, or a number with K, M or G)"
