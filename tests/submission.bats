@@ -478,6 +478,17 @@ EOS
 	assert_output --partial 'is not a gzip file'
 }
 
+@test "a matrix cell that failed validation is refused, named, without --allow-failed" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	cp -r "$(matrix_run)" "$BATS_TEST_TMPDIR/run"
+	j=$BATS_TEST_TMPDIR/run/cells/002/result.json
+	jq '.validation.ok = false' "$j" >"$j.new" && mv "$j.new" "$j"
+	run "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/run"
+	assert_failure 2
+	assert_output "submission: $BATS_TEST_TMPDIR/run: cells/002 failed validation: not a result (--allow-failed packs it, marked FAILED)"
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name '*.tar.gz')" ]
+}
+
 @test "make submission RESULTS=DIR REDACT=1 calls harness/submission" {
 	[ -f "$MEMBENCH_ROOT/Makefile" ] || skip "run ./configure first"
 	run make -n -C "$MEMBENCH_ROOT" submission RESULTS=/some/run REDACT=1
