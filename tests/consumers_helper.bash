@@ -12,7 +12,9 @@ KERNELS="Copy Scale Add Triad"
 pts_value() { awk -v k="$1:" 'index($0, k) == 1 { v = $2 } END { print v }'; }
 # A Python-style parser: re.search(r'^Triad:\s+(\S+)', line) per line.
 regex_anchored() { sed -nE "s/^$1:[[:space:]]+([^[:space:]]+).*/\1/p"; }
-# re.findall(r'Triad:\s+(\S+)\s+\S+', text): unanchored.
+# re.findall(r'Triad:\s+(\S+)\s+\S+', text): unanchored, ReFrame's STREAM
+# checks' performance pattern (their sanity pattern is the line
+# 'Solution Validates: avg error less than').
 regex_unanchored() { grep -oE "$1:[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+" | awk '{ print $2 }'; }
 # The shell idioms: `grep Triad | awk '{print $2}'` and `... | cut -d: -f2`.
 grep_awk() { grep "$1" | awk '{ print $2 }'; }

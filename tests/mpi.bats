@@ -289,6 +289,8 @@ corrupt_rank_named() {
 	assert_success
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/out"
 	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/out" 1.8
+	# ReFrame's sanity pattern finds the one validation line
+	[ "$(grep -c 'Solution Validates: avg error less than' "$BATS_TEST_TMPDIR/out")" -eq 1 ]
 	# each masked line of stream_mpi.c's output appears, in order
 	stream_skeleton "$FIX/stream_mpi-1.8.txt" >"$BATS_TEST_TMPDIR/want"
 	stream_skeleton "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
