@@ -1048,8 +1048,23 @@ atomic_write() {
 	# A full disk or a read-only file system: one line, exit status 2.
 	if ! cat >"$tmp" 2>/dev/null || ! mv "$tmp" "$dest" 2>/dev/null; then
 		rm -f "$tmp" 2>/dev/null || true
-		die "cannot write $dest (disk full or read-only?)"
+		space_left "$(dirname "$dest")" || die "cannot write $dest: no space left on device"
+		die "cannot write $dest (read-only or not ours?)"
 	fi
+}
+
+# space_left DIR: a few bytes can still be written in DIR.  False on a
+# full file system (ENOSPC: the write fails, or comes up short).
+space_left() {
+	local probe
+	probe="$1/.probe.tmp.$$"
+	if printf 'membench write probe\n' >"$probe" 2>/dev/null; then
+		rm -f "$probe"
+		return 0
+	fi
+	rm -f "$probe" 2>/dev/null || true
+	[ -w "$1" ] || return 0 # not writable at all: read-only, not full
+	return 1
 }
 
 # host_name: the short host name results are filed under.
@@ -1321,6 +1336,12 @@ step_run() {
 	wait "$STEP_PID" || rc=$?
 	STEP_PID=''
 	progress_done "$weight"
+	# A full results file system cuts bench's output short, and bench
+	# then fails for want of room, not of memory bandwidth: say so, keep
+	# none of the step's files (on_exit removes the temporaries), exit 2.
+	if ! space_left "$RESULTS_DIR" || grep -qs 'No space left on device' "$err"; then
+		die "cannot write $RESULTS_DIR/step-$num.raw: no space left on device (step $STEP's results are not kept)"
+	fi
 	status=ok
 	case "$rc" in
 	0) ;;
