@@ -4016,14 +4016,20 @@ static unsigned long long replay_limit(unsigned kernels)
 	return k;
 }
 
+/* One broken run rule, in words.  A reason holds no comma (a type named
+ * by -DSTREAM_TYPE could bring one): `awk -F,` readers of the CSV count
+ * its fields, and the reasons are joined with "; " there and in the text. */
 static void rule_broken(struct stream_run *r, const char *fmt, ...)
 {
 	va_list ap;
+	char *c;
 	if (r->nreasons >= 8)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(r->reason[r->nreasons++], sizeof(r->reason[0]), fmt, ap);
+	vsnprintf(r->reason[r->nreasons], sizeof(r->reason[0]), fmt, ap);
 	va_end(ap);
+	for (c = r->reason[r->nreasons++]; (c = strchr(c, ',')) != NULL; c++)
+		*c = ';';
 }
 
 /* STREAM's run rules, which its licence asks of results published as
@@ -4037,10 +4043,10 @@ static void stream_run_rules(const struct options *o, struct stream_run *r)
 	int k, tuned = 0;
 	r->nreasons = 0;
 	if (!r->plan.rule_elems)
-		rule_broken(r, "the OS reports no last-level cache, so the %dx "
+		rule_broken(r, "the OS reports no last-level cache: the %dx "
 			    "rule cannot be checked", BENCH_LLC_FACTOR);
 	else if (r->n < r->plan.rule_elems)
-		rule_broken(r, "arrays of %llu elements, below %dx all last-level "
+		rule_broken(r, "arrays of %llu elements: below %dx all last-level "
 			    "caches (%llu)", (unsigned long long)r->n,
 			    BENCH_LLC_FACTOR, r->plan.rule_elems);
 	for (k = 0; k < NKERNELS; k++)
@@ -4054,9 +4060,9 @@ static void stream_run_rules(const struct options *o, struct stream_run *r)
 	if (o->kernels != STREAM_KERNELS)
 		rule_broken(r, "kernels other than STREAM's four");
 	if (BENCH_TYPEID != 1)
-		rule_broken(r, "elements are %s, not double", XSTR(STREAM_TYPE));
+		rule_broken(r, "elements are %s (not double)", XSTR(STREAM_TYPE));
 	if (r->ntimes < 10)
-		rule_broken(r, "ntimes %llu, below STREAM's 10", r->ntimes);
+		rule_broken(r, "ntimes %llu: below STREAM's 10", r->ntimes);
 	for (k = 0; k < NKERNELS; k++)
 		if (o->kernels & (1u << k))
 			tuned |= (r->store_nt[k] ? 1 : 0) |
@@ -4552,27 +4558,28 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 }
 
 /* --csv: one header line, then one row per kernel, from the same result
- * the text and JSON render.  Numbers carry the JSON document's digits;
- * the units are in the header.  Warnings go to stderr, one a line. */
+ * the text and JSON render; with --best, then one row per kernel of the
+ * best-method run.  `table` says which run a row is (standard, best),
+ * `method` how its kernel ran (as the JSON's method).  Numbers carry the
+ * JSON document's digits; the units are in the header.  No field holds
+ * a comma except by CSV quoting, and free text holds none at all.
+ * Warnings go to stderr, one a line. */
 static const char *const csv_header =
 	"kernel,best_rate_MB/s,avg_time_s,min_time_s,max_time_s,"
 	"median_rate_MB/s,median_time_s,spread_max/min_time,bytes_per_pass,"
 	"array_elements,ntimes,threads,alloc,stores,validation,run_rules,"
-	"run_rule_reasons";
+	"run_rule_reasons,table,method";
 
-static void print_stream_csv(const struct options *o,
-			     const struct stream_run *r)
+static void print_stream_csv_rows(const struct options *o,
+				  const struct stream_run *r, const char *table)
 {
-	char buf[8 * 160 + 16], num[40];
+	char buf[8 * 160 + 16], num[40], m[32];
 	size_t used = 0;
 	int i, k;
-	for (i = 0; i < nwarnings; i++)
-		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
 	buf[0] = '\0';
 	for (i = 0; i < r->nreasons && used < sizeof(buf); i++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
 					 i ? "; " : "", r->reason[i]);
-	printf("%s\n", csv_header);
 	for (k = 0; k < NKERNELS; k++) {
 		double bytes = kernel_bytes(k, r->n);
 		if (!(o->kernels & (1u << k)))
@@ -4596,8 +4603,22 @@ static void print_stream_csv(const struct options *o,
 		csv_field(k == K_READ ? "none" : r->store_nt[k] ? "nt" : "plain", 0);
 		csv_field(r->valid ? "ok" : "failed", 0);
 		csv_field(r->verdict, 0);
-		csv_field(buf, 1);
+		csv_field(buf, 0);
+		csv_field(table, 0);
+		csv_field(method_name(r->how[k], m, sizeof(m)), 1);
 	}
+}
+
+static void print_stream_csv(const struct options *o,
+			     const struct stream_run *r)
+{
+	int i;
+	for (i = 0; i < nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
+	printf("%s\n", csv_header);
+	print_stream_csv_rows(o, r, "standard");
+	if (r->best)
+		print_stream_csv_rows(o, r->best, "best");
 }
 
 /* Everything STREAM prints before it measures: the banner, threads,

@@ -41,7 +41,7 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in compare diff matrix report restore run submission sweep-bind sweep-freq sweep-latency-pages \
+		for c in bench-compare compare report restore run run-matrix submission sweep-bind sweep-freq sweep-latency-pages \
 			sweep-size sweep-threads verify; do
 			echo "755 usr/local/bin/membench-$c"
 		done
@@ -111,16 +111,25 @@ print-docdir: ; @echo $(docdir)'
 	# provenance hashes the bench.c installed beside the harness
 	grep -q "$(sha256sum <"$MEMBENCH_ROOT/bench.c" | cut -d' ' -f1)" "$dir/provenance.txt"
 	# the matrix finds its files and bench.c in the installed tree
-	MATRIX_COMPILERS=gcc run "$inst/bin/membench-matrix" --dry-run
+	MATRIX_COMPILERS=gcc run "$inst/bin/membench-run-matrix" --dry-run
 	assert_success
 	assert_output --partial "results (dry run, nothing built or run): $PWD/results/"
-	run "$inst/bin/membench-compare" --help
+	# each command is installed under its name in the tree: the one
+	# against stream.c is bench-compare, and membench-compare compares
+	# two results from the installed tree
+	run "$inst/bin/membench-bench-compare" --help
 	assert_success
-	# membench-diff compares two results from the installed tree
+	assert_output --partial 'usage: harness/bench-compare'
 	"$inst/bin/membench" -s 100000 -n 3 --json >a.json
-	run "$inst/bin/membench-diff" a.json a.json
+	run "$inst/bin/membench-compare" a.json a.json
 	assert_success
 	assert_output --partial "within noise"
+	for c in "$inst"/bin/membench-*; do
+		name=${c##*/membench-}
+		[ "$name" = mpi ] && continue
+		grep -q "^exec \"[^\"]*/$name\" " "$c" || { echo "$c runs another script"; false; }
+	done
+	[ ! -e "$inst/bin/membench-diff" ] && [ ! -e "$inst/bin/membench-matrix" ]
 	# membench-report renders the run from the installed tree
 	run "$inst/bin/membench-report" --no-plots --format csv "$dir"
 	assert_success

@@ -22,9 +22,9 @@ verdict() { jq -r '[.run_rules.verdict] + .run_rules.reasons | join(" | ")' <<<"
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0
 	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 500000 -n 10 --json
-	[[ "$(verdict)" == "variant | arrays of 500000 elements, below 4x all last-level caches (524288)" ]]
+	[[ "$(verdict)" == "variant | arrays of 500000 elements: below 4x all last-level caches (524288)" ]]
 	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 1000000 -n 5 --json
-	[[ "$(verdict)" == "variant | ntimes 5, below STREAM's 10" ]]
+	[[ "$(verdict)" == "variant | ntimes 5: below STREAM's 10" ]]
 	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 1000000 -n 10 --kernels copy,triad --json
 	[[ "$(verdict)" == "variant | kernels other than STREAM's four" ]]
 	# streaming stores alone make it tuned
@@ -50,5 +50,5 @@ verdict() { jq -r '[.run_rules.verdict] + .run_rules.reasons | join(" | ")' <<<"
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0 1 # two sockets' worth: 2 x 256 KiB
 	MEMBENCH_SYSFS="$fake" run "$BENCH" -s 1000000 -n 10 --json
-	[[ "$(verdict)" == "variant | arrays of 1000000 elements, below 4x all last-level caches (1048576)" ]]
+	[[ "$(verdict)" == "variant | arrays of 1000000 elements: below 4x all last-level caches (1048576)" ]]
 }
