@@ -260,7 +260,7 @@ results_runs_below() {
 #   {id, group, name, run, params{}, status, exit_status,
 #    doc (bench's JSON document, or null), peak (MB/s or null),
 #    files: {json, raw, stderr} (paths relative to DIR, or null),
-#    cell: {build_line, run_line, memory} (matrix runs; else null)}
+#    cell: {dir, build_line, run_line, memory} (matrix runs; else null)}
 # id is unique in DIR; runs with the same group are repeats of one
 # measurement (a matrix cell's --repeat runs); name is how messages call
 # the run (step-001, cells/001, cells/001/run-2).  A run that failed keeps
@@ -332,7 +332,7 @@ results_load_matrix() {
 		[ -f "$info" ] || continue
 		b=$(results_cell_info "$info" build_line) r=$(results_cell_info "$info" run_line) m=$(results_cell_info "$info" memory)
 		cellj=$(jq -n -c --arg c "$c" --arg b "$b" --arg r "$r" --arg m "$m" \
-			'{params: {Cell: $c, Build: $b, Memory: $m}, cell: {build_line: $b, run_line: $r, memory: $m}}')
+			'{params: {Cell: $c, Build: $b, Memory: $m}, cell: {dir: "cells/\($c)", build_line: $b, run_line: $r, memory: $m}}')
 		if [ -f "$cell/skipped.txt" ]; then
 			jq -n -c --arg c "$c" --argjson p "$cellj" --arg s "skipped: $(head -n 1 "$cell/skipped.txt")" \
 				'{id: $c, group: $c, name: "cells/\($c)", run: null, params: $p.params, status: $s,
