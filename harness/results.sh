@@ -23,7 +23,6 @@
 
 # What each kind of run holds, for messages that say what was looked for.
 RESULTS_RUN_FILES='step-*.json, cells/, run-*.json or cluster.json'
-RESULTS_HARNESS_FILES='step-NNN.json, step-NNN.raw (bench output), step-NNN.stderr'
 # Files a bundle leaves out because the run can remake them: the matrix's
 # per-cell binaries (cells/NNN/build.sh rebuilds them) and its link to
 # ld.hugetlbfs.  tar --exclude patterns, relative to the run directory.
@@ -213,14 +212,6 @@ results_cell_info_has() {
 # results_cell_info_write DIR KEY VALUE: add "KEY = VALUE" to DIR's
 # cell.info (run-matrix's writer; the reader above reads it back).
 results_cell_info_write() { printf '%s = %s\n' "$2" "$3" >>"$1/cell.info"; }
-
-# results_cell_info_file DIR: the cell.info of the cell in DIR.
-results_cell_info_file() { printf '%s' "$1/cell.info"; }
-
-# results_cells_dir RUN: where a matrix run keeps its cells, and
-# results_cell_dir RUN N: cell N's directory (N: 001, 002...).
-results_cells_dir() { printf '%s' "$1/cells"; }
-results_cell_dir() { printf '%s' "$1/cells/$2"; }
 
 # ------------------------------------------------------------ kinds
 # results_kind DIR: harness, matrix, timing, cluster, or nothing for "not
