@@ -213,6 +213,14 @@ results_cell_info_has() {
 # cell.info (run-matrix's writer; the reader above reads it back).
 results_cell_info_write() { printf '%s = %s\n' "$2" "$3" >>"$1/cell.info"; }
 
+# results_matrix_info RUN KEY: KEY's value in a matrix run's matrix.info
+# (what run-matrix knew that its cells do not say: the matrix's name, the
+# host, --repeat, the run timeout, the baseline cell, and the machine as
+# read when no cell's bench reported it; written when the runs are over),
+# read as cell.info is.  results_matrix_info_write RUN KEY VALUE adds one.
+results_matrix_info() { results_cell_info "$1/matrix.info" "$2"; }
+results_matrix_info_write() { printf '%s = %s\n' "$2" "$3" >>"$1/matrix.info"; }
+
 # ------------------------------------------------------------ kinds
 # results_kind DIR: harness, matrix, timing, cluster, or nothing for "not
 # a run" (a tree of runs, or neither).
@@ -251,7 +259,7 @@ results_runs_below() {
 #   {id, group, name, run, params{}, status, exit_status,
 #    doc (bench's JSON document, or null), peak (MB/s or null),
 #    files: {json, raw, stderr} (paths relative to DIR, or null),
-#    cell: {dir, build_line, run_line, memory} (matrix runs; else null)}
+#    cell: {dir, build_line, run_line, memory, expect} (matrix runs; else null)}
 # id is unique in DIR; runs with the same group are repeats of one
 # measurement (a matrix cell's --repeat runs); name is how messages call
 # the run (step-001, cells/001, cells/001/run-2).  A run that failed keeps
@@ -316,14 +324,16 @@ results_load_cluster() {
 # matrix in run-K/); a skipped cell, or one that never ran, is one record
 # without a document.
 results_load_matrix() {
-	local cell c info rc k rel st found cellj b r m
+	local cell c info rc k rel st found cellj b r m e
 	for cell in "$1"/cells/*/; do
 		cell=${cell%/} c=${cell##*/}
 		info=$cell/cell.info
 		[ -f "$info" ] || continue
 		b=$(results_cell_info "$info" build_line) r=$(results_cell_info "$info" run_line) m=$(results_cell_info "$info" memory)
-		cellj=$(jq -n -c --arg c "$c" --arg b "$b" --arg r "$r" --arg m "$m" \
-			'{params: {Cell: $c, Build: $b, Memory: $m}, cell: {dir: "cells/\($c)", build_line: $b, run_line: $r, memory: $m}}')
+		e=$(results_cell_info "$info" expect)
+		cellj=$(jq -n -c --arg c "$c" --arg b "$b" --arg r "$r" --arg m "$m" --arg e "$e" \
+			'{params: {Cell: $c, Build: $b, Memory: $m},
+			  cell: {dir: "cells/\($c)", build_line: $b, run_line: $r, memory: $m, expect: $e}}')
 		if [ -f "$cell/skipped.txt" ]; then
 			jq -n -c --arg c "$c" --argjson p "$cellj" --arg s "skipped: $(head -n 1 "$cell/skipped.txt")" \
 				'{id: $c, group: $c, name: "cells/\($c)", run: null, params: $p.params, status: $s,
