@@ -127,8 +127,7 @@ matrix_table_render() {
 			(if .files.stderr then "\($out)/\(.files.stderr)" else "" end),
 			.cell.build_line, .cell.run_line, .cell.memory, .cell.expect, .cell.dir, .status]
 		| map(if . == null then "null" else tostring | gsub("[\n\r\u001f]"; " ") end) | join("\u001f")' "$recs")
-	nl='
-	'
+	nl=$'\n'
 	rows="$SCRATCH/rows.tsv"
 	: >"$rows"
 	notes="$SCRATCH/notes.tsv"
