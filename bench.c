@@ -269,10 +269,21 @@
 /* A flat stretch keeps within LAT_PLATEAU_TOL of its median and spans
  * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A stretch
  * less than LAT_LEVEL_JUMP times slower than the one before is a step
- * (TLB reach, typically) inside the same level.  The last level is DRAM
- * when it is at least LAT_DRAM_MIN_NS: no cache level of any core we
- * know is that slow, and every DRAM is slower.  A cache size agrees with
- * the OS within a factor LAT_SIZE_AGREE (half an octave). */
+ * (TLB reach, typically) inside the same level.  No fixed latency tells
+ * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
+ * CXL memory 390 ns), so memory is where the curve ends: its last
+ * stretch, with the stretches before it that are steps of it (each less
+ * than LAT_DRAM_STEP times slower than the one before and all within
+ * LAT_DRAM_SPAN of the last; page walks under 4 KiB pages rise about
+ * 1.6 times).  That level is DRAM when the sweep reaches past every
+ * cache the OS reports, when every reported cache was already seen
+ * below it, or when it is at least LAT_DRAM_RATIO times the first level
+ * (memory is 30 to 90 times L1d in the real curves of tests/fixtures/
+ * latency; one cache there is 40 times, which is why a stored curve
+ * should come with --caches).  A cache size agrees with the OS within a
+ * factor LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
+ * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
+ * points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
 #define LAT_PLATEAU_TOL 0.10
 #endif
@@ -280,16 +291,33 @@
 #define LAT_PLATEAU_MIN_PTS 3
 #endif
 #ifndef LAT_PLATEAU_MIN_OCT
-#define LAT_PLATEAU_MIN_OCT 0.5
+#define LAT_PLATEAU_MIN_OCT 0.4
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
 #endif
-#ifndef LAT_DRAM_MIN_NS
-#define LAT_DRAM_MIN_NS 40.0
+#ifndef LAT_DRAM_STEP
+#define LAT_DRAM_STEP 1.7
+#endif
+#ifndef LAT_DRAM_SPAN
+#define LAT_DRAM_SPAN 2.5
+#endif
+#ifndef LAT_DRAM_RATIO
+#define LAT_DRAM_RATIO 20.0
 #endif
 #ifndef LAT_SIZE_AGREE
-#define LAT_SIZE_AGREE 1.41421356
+#define LAT_SIZE_AGREE 2.0
+#endif
+#ifndef LAT_SPARSE_GAP
+#define LAT_SPARSE_GAP 0.75
+#endif
+#ifndef LAT_SPARSE_MIN_PTS
+#define LAT_SPARSE_MIN_PTS 6
+#endif
+/* A probe at least this slow is beyond the caches of the machines this
+ * was tuned on, and settles first (LAT_SETTLE_NS); only timing uses it. */
+#ifndef LAT_DRAM_MIN_NS
+#define LAT_DRAM_MIN_NS 40.0
 #endif
 
 /* -- Latency: under load ---------------------------------------------- */
@@ -883,7 +911,7 @@ enum opt_id {
 	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
 	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
 	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
-	O_MHZ, O_CURVE_IN,
+	O_MHZ, O_CURVE_IN, O_CACHES,
 	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST, O_CSV
 #ifdef BENCH_MPI
 	, O_CLUSTER, O_OUTLIER, O_CLUSTER_LAT, O_CLUSTER_TIMEOUT, O_CLUSTER_IN
@@ -950,6 +978,8 @@ static const struct option_def option_defs[] = {
 	 "core clock for cycle counts (default: measured)"},
 	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
 	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
+	{O_CACHES, 0, "caches", "SIZE[,SIZE...][,line=B]", M_LATENCY,
+	 "--curve-in: the data caches of the curve's machine, L1d first"},
 #ifdef BENCH_MPI
 	{O_CLUSTER, 0, "cluster", "simultaneous|sequential", M_STREAM,
 	 "bench-mpi: every node at once (default) or one at a time"},
@@ -1012,6 +1042,9 @@ struct options {
 	int placement;                    /* --placement */
 	double mhz; /* 0: measure */
 	const char *curve_in;
+	int ncurve_caches;                /* --caches: the curve's machine */
+	unsigned long long curve_caches[LAT_MAX_LEVELS];
+	int curve_line;                   /* --caches' line=B entry; 0: 64 */
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
 	int parallel;   /* lat_mem_rd -P: chases at once, each on its own buffer */
 	int lmrd_blank; /* ... with a blank line after each stride's block */
@@ -1257,6 +1290,34 @@ static void parse_delays(const char *flag, const char *s, struct options *o)
 			o->delays[i] = o->delays[i - 1];
 		o->delays[i] = d;
 		o->ndelays++;
+	}
+}
+
+/* --caches SIZE[,SIZE...][,line=B]: the data or unified caches of the
+ * machine a --curve-in curve was measured on, L1d first and each larger
+ * than the one before, and optionally its line size. */
+static void parse_curve_caches(const char *flag, const char *s,
+			       struct options *o)
+{
+	char buf[512], *tok, *save = NULL;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->ncurve_caches = 0;
+	o->curve_line = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		if (strncmp(tok, "line=", 5) == 0) {
+			o->curve_line = (int)parse_count(flag, tok + 5, 8, 65536);
+			continue;
+		}
+		v = parse_bytes(flag, tok, 1);
+		if (o->ncurve_caches == LAT_MAX_LEVELS)
+			die("%s: more than %d caches", flag, LAT_MAX_LEVELS);
+		if (o->ncurve_caches &&
+		    v <= o->curve_caches[o->ncurve_caches - 1])
+			die("%s: '%s' is not larger than the cache before it", flag,
+			    tok);
+		o->curve_caches[o->ncurve_caches++] = v;
 	}
 }
 
@@ -1544,6 +1605,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_CURVE_IN:
 			o->curve_in = val;
+			break;
+		case O_CACHES:
+			parse_curve_caches(flag, val, o);
 			break;
 #ifdef BENCH_MPI
 		case O_CLUSTER:
@@ -5696,20 +5760,29 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		}
 		i = j;
 	}
-	/* The boundary is the steepest rise between a stretch's last point
-	 * and the next stretch (or the end): noise near the edge shortens a
-	 * stretch but rarely moves the big jump. */
+	/* The boundary is where the (smoothed) curve first climbs
+	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
+	 * next stretch (or the end); without such a climb, the steepest rise
+	 * there.  Noise near the edge shortens a stretch but rarely moves
+	 * the climb, and a curve with a gap in its sizes (points left out)
+	 * is not read as leaving the level in the gap when it had left
+	 * before it. */
 	for (i = 0; i < m; i++) {
-		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1;
+		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1, first = -1;
 		double steepest = 0, top = s[out[i].last];
+		double climb = lat_ln(out[i].ns) + lat_ln(LAT_LEVEL_JUMP);
 		for (k = out[i].last; k < end; k++) {
 			if (s[k + 1] - s[k] > steepest) {
 				steepest = s[k + 1] - s[k];
 				at = k;
 			}
+			if (first < 0 && s[k + 1] >= climb)
+				first = k;
 			if (s[k + 1] > top)
 				top = s[k + 1];
 		}
+		if (first >= 0)
+			at = first;
 		/* After the last stretch, a few points drifting up are not a
 		 * boundary; the curve must clearly leave the level. */
 		if (i + 1 == m && top - lat_ln(out[i].ns) < lat_ln(LAT_LEVEL_JUMP))
@@ -5767,97 +5840,196 @@ static double lat_fit_llc(const double *bytes, const double *ns, int n)
 	return pick;
 }
 
-/* Group the flat stretches of one stride's curve into levels, name them,
- * and set them beside the OS-reported cache sizes.  si may be NULL (a
- * curve from a file); fit:
+/* What the analysis knows beside the curve: the data caches the OS
+ * reports for the machine the curve came from (L1d first; none for a
+ * stored curve without --caches), its line size, and how the chase
+ * walked. */
+struct lat_ctx {
+	int ncaches;
+	unsigned long long cache[LAT_MAX_LEVELS];
+	int line;                 /* bytes; 0: unknown */
+	enum lat_pattern pattern;
+};
+
+static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
+				enum lat_pattern pattern)
+{
+	int lvl, top = reported_levels(si);
+	memset(c, 0, sizeof(*c));
+	for (lvl = 1; lvl <= top && c->ncaches < LAT_MAX_LEVELS; lvl++)
+		if (reported_cache(si, lvl))
+			c->cache[c->ncaches++] = reported_cache(si, lvl);
+	c->line = reported_line(si);
+	c->pattern = pattern;
+}
+
+/* The median distance between neighbouring sizes, in octaves. */
+static double lat_median_gap(const double *bytes, int n)
+{
+	double *g, med;
+	int i;
+	if (n < 2)
+		return HUGE_VAL;
+	g = malloc((size_t)(n - 1) * sizeof(*g));
+	if (!g)
+		die("out of memory for the summary");
+	for (i = 0; i + 1 < n; i++)
+		g[i] = lat_ln(bytes[i + 1] / bytes[i]) / lat_ln(2.0);
+	med = median(g, (size_t)(n - 1));
+	free(g);
+	return med;
+}
+
+/* One level of the summary from flat stretches a..b (b - a steps). */
+static void lat_level_fill(struct lat_level *lv, const struct lat_flat *fl,
+			   int a, int b, const double *bytes)
+{
+	lv->ns = fl[a].ns;
+	lv->from = bytes[fl[a].first];
+	lv->to = bytes[fl[b].last];
+	lv->boundary = fl[b].boundary;
+	/* steps beyond LAT_MAX_STEPS: the last ones are kept, the largest
+	 * footprints' latency */
+	for (lv->nsteps = 0; lv->nsteps < b - a && lv->nsteps < LAT_MAX_STEPS;
+	     lv->nsteps++) {
+		int f = b - a > LAT_MAX_STEPS ? b - LAT_MAX_STEPS + 1 + lv->nsteps
+					      : a + 1 + lv->nsteps;
+		lv->step_at[lv->nsteps] = bytes[fl[f].first];
+		lv->step_ns[lv->nsteps] = fl[f].ns;
+	}
+}
+
+/* Cache levels from flat stretches a..b-1: stretches less than
+ * LAT_LEVEL_JUMP apart are one level; each level is named in order and
+ * matched with the next OS-reported cache whose size is within
+ * LAT_SIZE_AGREE of where the curve leaves it.  seen[k]: OS cache k was
+ * matched; *matched: the first OS cache not yet passed. */
+static void lat_caches(const struct lat_flat *fl, int a, int b,
+		       const double *bytes, const struct lat_ctx *ctx,
+		       struct lat_summary *sum, int *seen, int *matched)
+{
+	char b1[32], b2[32];
+	int i, j, k;
+	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
+		struct lat_level *lv = &sum->level[sum->nlevels++];
+		for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
+			j++;
+		lat_level_fill(lv, fl, i, j, bytes);
+		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
+			 sum->nlevels == 1 ? "d" : "");
+		lv->agrees = -1;
+		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
+			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
+			    lv->boundary <= (double)ctx->cache[k] * LAT_SIZE_AGREE)
+				break;
+		if (lv->boundary > 0 && k < ctx->ncaches) {
+			lv->os_bytes = ctx->cache[k];
+			lv->agrees = 1;
+			seen[k] = 1;
+			*matched = k + 1;
+		} else if (lv->boundary > 0 && sum->nlevels <= ctx->ncaches) {
+			lv->os_bytes = ctx->cache[sum->nlevels - 1];
+			lv->agrees = 0;
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
+			format_bytes(b2, sizeof(b2), lv->os_bytes);
+			lat_note(sum, "%s: the curve leaves this level at %s but the OS "
+				 "reports %s", lv->name, b1, b2);
+		}
+	}
+}
+
+/* Read one stride's curve: its flat stretches become levels, memory is
+ * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
+ * are caches named in order and set beside the OS-reported sizes.  fit:
  * the curve is a uniform random chase, so lat_fit_llc() applies. */
 static void lat_analyse(const double *bytes, const double *ns, int n,
-			size_t stride, const struct system_info *si, int fit,
+			size_t stride, const struct lat_ctx *ctx, int fit,
 			struct lat_summary *sum)
 {
 	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
 	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, caches = 0, oslevels = si ? reported_levels(si) : 0;
-	unsigned long long llc = si ? reported_llc(si) : 0;
+	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
+	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	int line = ctx->line > 0 ? ctx->line : 64;
+	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
 
 	memset(sum, 0, sizeof(*sum));
 	sum->stride = stride;
 	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
-	for (i = 0; i < m && sum->nlevels < LAT_MAX_LEVELS; i++) {
-		struct lat_level *lv = &sum->level[sum->nlevels++];
-		int j = i;
-		/* From the first stretch as slow as memory on, every stretch
-		 * is memory: what rises beyond it (page walks as the
-		 * footprint outgrows the TLBs, a host's nested paging) is a
-		 * step of DRAM, never a cache level of its own. */
-		if (fl[i].ns >= LAT_DRAM_MIN_NS)
-			j = m - 1;
-		while (j + 1 < m && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP &&
-		       fl[j + 1].ns < LAT_DRAM_MIN_NS)
-			j++;
-		lv->ns = fl[i].ns;
-		lv->from = bytes[fl[i].first];
-		lv->to = bytes[fl[j].last];
-		lv->boundary = fl[j].boundary;
-		/* steps beyond LAT_MAX_STEPS: the last ones are kept, the
-		 * largest footprints' latency */
-		for (lv->nsteps = 0; lv->nsteps < j - i &&
-		     lv->nsteps < LAT_MAX_STEPS; lv->nsteps++) {
-			int f = j - i > LAT_MAX_STEPS ? j - LAT_MAX_STEPS + 1 + lv->nsteps
-						      : i + 1 + lv->nsteps;
-			lv->step_at[lv->nsteps] = bytes[fl[f].first];
-			lv->step_ns[lv->nsteps] = fl[f].ns;
-		}
-		/* Only the last level can be memory, and no cache we know of
-		 * is as slow as LAT_DRAM_MIN_NS. */
-		if (j == m - 1 && lv->ns >= LAT_DRAM_MIN_NS) {
-			strcpy(lv->name, "DRAM");
-			lv->boundary = 0;
-			lv->agrees = -1;
-		} else {
-			caches++;
-			snprintf(lv->name, sizeof(lv->name), "L%d%s", caches,
-				 caches == 1 ? "d" : "");
-			lv->os_bytes = reported_cache(si, caches);
-			if (!lv->os_bytes || !lv->boundary)
-				lv->agrees = -1;
-			else
-				lv->agrees = lv->boundary >= (double)lv->os_bytes / LAT_SIZE_AGREE &&
-					     lv->boundary <= (double)lv->os_bytes * LAT_SIZE_AGREE;
-			if (lv->agrees == 0) {
-				format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
-				format_bytes(b2, sizeof(b2), lv->os_bytes);
-				lat_note(sum, "%s: the curve leaves this level at %s but the OS "
-					 "reports %s", lv->name, b1, b2);
-			}
-		}
-		i = j;
+	if (n < LAT_SPARSE_MIN_PTS || gap >= LAT_SPARSE_GAP) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
+		format_bytes(b2, sizeof(b2), (unsigned long long)bytes[n - 1]);
+		if (n < LAT_SPARSE_MIN_PTS)
+			lat_note(sum, "too sparse to name levels: %d point%s from %s "
+				 "to %s (levels need %d)", n, n == 1 ? "" : "s", b1,
+				 b2, LAT_SPARSE_MIN_PTS);
+		else
+			lat_note(sum, "too sparse to name levels: %d points from %s "
+				 "to %s, a median of %.2g octaves apart (levels need "
+				 "points under %.2g octaves apart)", n, b1, b2, gap,
+				 LAT_SPARSE_GAP);
+		return;
 	}
-	if (sum->nlevels == 0) {
+	if (m == 0) {
 		lat_note(sum, "no plateau found: the curve has no flat stretch of %d "
 			 "points over %.2g octaves", LAT_PLATEAU_MIN_PTS,
 			 LAT_PLATEAU_MIN_OCT);
 		return;
 	}
-	{
-		struct lat_level *last = &sum->level[sum->nlevels - 1];
-		if (strcmp(last->name, "DRAM") != 0) {
-			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
-			lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
-				 "(raise --max)", b1, ns[n - 1]);
-		} else {
-			if (caches < oslevels) {
-				format_bytes(b2, sizeof(b2), reported_cache(si, caches + 1));
-				lat_note(sum, "the OS reports L%d %s but the curve shows no "
-					 "plateau for it", caches + 1, b2);
+	/* A sequential chase shorter than a line reads each line several
+	 * times; if even scaled by that the end is not far above the start,
+	 * the prefetcher streamed every level and none can be named. */
+	if (ctx->pattern == P_STRIDE && stride > 0 && stride < (size_t)line &&
+	    ns[n - 1] * (double)line / (double)stride <
+		    LAT_DRAM_RATIO * fl[0].ns) {
+		lat_note(sum, "the prefetcher hides the levels: a sequential chase "
+			 "with stride %zu, below the %d-byte line, rises from %.3g "
+			 "to only %.3g ns; use --pattern random", stride, line,
+			 fl[0].ns, ns[n - 1]);
+		return;
+	}
+	/* Memory: the stretch the curve ends on, and the steps before it. */
+	d = m - 1;
+	while (d > 0 && fl[d].ns < fl[d - 1].ns * LAT_DRAM_STEP &&
+	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN)
+		d--;
+	/* The caches: the stretches below it, grouped into levels. */
+	lat_caches(fl, 0, d, bytes, ctx, sum, seen, &matched);
+	if (fl[m - 1].boundary == 0 && d > 0 &&
+	    ((llc && bytes[n - 1] >= (double)llc * LAT_SIZE_AGREE) ||
+	     (ctx->ncaches && sum->nlevels >= ctx->ncaches) ||
+	     fl[d].ns >= LAT_DRAM_RATIO * fl[0].ns))
+		dram = 1;
+	else /* the sweep ends in a cache: it is one more level */
+		lat_caches(fl, d, m, bytes, ctx, sum, seen, &matched);
+	caches = sum->nlevels;
+	if (!dram) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
+		lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
+			 "(raise --max)", b1, ns[n - 1]);
+		return;
+	}
+	if (sum->nlevels < LAT_MAX_LEVELS) {
+		struct lat_level *lv = &sum->level[sum->nlevels++];
+		lat_level_fill(lv, fl, d, m - 1, bytes);
+		strcpy(lv->name, "DRAM");
+		lv->boundary = 0;
+		lv->agrees = -1;
+		/* A reported cache no level matched, whose size the sweep
+		 * covered: the curve shows no plateau for it (a VM's share of
+		 * a host's L3, a partitioned cache).  Said, not guessed at. */
+		for (i = 0; i < ctx->ncaches; i++)
+			if (!seen[i] && (i >= caches || sum->level[i].agrees != 0)) {
+				format_bytes(b2, sizeof(b2), ctx->cache[i]);
+				lat_note(sum, "the OS reports L%d %s but the curve shows "
+					 "no plateau for it", i + 1, b2);
 			}
-			if (llc && last->from < (double)llc / LAT_SIZE_AGREE) {
-				format_bytes(b1, sizeof(b1), (unsigned long long)last->from);
-				format_bytes(b2, sizeof(b2), llc);
-				lat_note(sum, "DRAM latency is reached at %s, inside the "
-					 "OS-reported last-level cache of %s", b1, b2);
-			}
+		if (llc && lv->from < (double)llc / LAT_SIZE_AGREE) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->from);
+			format_bytes(b2, sizeof(b2), llc);
+			lat_note(sum, "DRAM latency is reached at %s, inside the "
+				 "OS-reported last-level cache of %s", b1, b2);
 		}
 	}
 }
@@ -6295,7 +6467,7 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
 		}
 	}
-	printf("%s\n", s->nlevels ? "" : " no plateaus");
+	printf("%s\n", s->nlevels ? "" : " no level named");
 	for (i = 0; i < s->nnotes; i++)
 		printf("# stride=%zu: %s\n", stride, s->note[i]);
 }
@@ -6739,6 +6911,9 @@ static void lat_check(struct options *o, const struct system_info *si)
 				line % (int)sizeof(void *) == 0 ? (size_t)line : 64;
 		o->nstrides = 1;
 	}
+	if ((o->ncurve_caches || o->curve_line) && !o->curve_in)
+		die("--caches describes the machine of a stored curve; it needs "
+		    "--curve-in");
 	if (o->curve_in)
 		return;
 	if (o->load_threads > 0 && !o->max_set)
@@ -6843,6 +7018,7 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 		die("out of memory for the sweep");
 	for (s = 0; s < o->nstrides; s++) {
 		struct lat_chain cs[MAX_REGIONS], *c = &cs[0];
+		struct lat_ctx ctx;
 		size_t stride = o->strides[s];
 		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts, t;
 		double *xb, *yn;
@@ -6878,7 +7054,8 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			xb[i] = (double)r->pts[first + i].bytes;
 			yn[i] = r->pts[first + i].ns;
 		}
-		lat_analyse(xb, yn, n, stride, si, o->pattern == P_RANDOM,
+		lat_ctx_from_system(&ctx, si, o->pattern);
+		lat_analyse(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
 			    &r->sums[s]);
 		free(xb);
 		free(yn);
@@ -6903,8 +7080,18 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 	char line[512];
 	double *bytes = NULL, *ns = NULL;
 	struct lat_summary *sums = NULL;
+	struct lat_ctx ctx;
 	int n = 0, cap = 0, lineno = 0, blocks = 0, done = 0;
 	long stride = 0;
+
+	/* The caches are those of the machine the curve came from, given
+	 * by --caches; this machine's would be a guess. */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ncaches = o->ncurve_caches;
+	memcpy(ctx.cache, o->curve_caches, sizeof(ctx.cache));
+	ctx.line = o->curve_line;
+	ctx.pattern = o->pattern;
+	(void)si;
 
 	if (!f)
 		die("--curve-in %s: %s", o->curve_in, strerror(errno));
@@ -6947,7 +7134,8 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		sums = realloc(sums, (size_t)(blocks + 1) * sizeof(*sums));
 		if (!sums)
 			die("out of memory reading --curve-in");
-		lat_analyse(bytes, ns, n, (size_t)stride, NULL, 1, &sums[blocks++]);
+		lat_analyse(bytes, ns, n, (size_t)stride, &ctx,
+			    o->pattern == P_RANDOM, &sums[blocks++]);
 		n = 0;
 		done = eof;
 	}
@@ -7039,7 +7227,27 @@ struct cluster_rank {
 	double page_kib;  /* the page size most of a[] sits on */
 	double huge_pct;  /* of a[], b[] and c[], the lowest */
 	double lat_ns;    /* latency at --cluster-latency's size; 0: not run */
+	double epsilon;   /* validation, as validate() left it */
+	double expected[3], avg_abs[3];
+	long long nerr[3];
 };
+
+/* stream_mpi.c's table over every rank: each repetition's time is the
+ * slowest rank's (stream_mpi.c times a repetition between two barriers),
+ * the bytes are all ranks' arrays, and validation averages the ranks'
+ * average errors, as stream_mpi.c does. */
+struct cluster_stream {
+	double elems;                /* all ranks' elements per array */
+	double bytes[NKERNELS];
+	double avg_t[NKERNELS], min_t[NKERNELS], max_t[NKERNELS];
+	double epsilon, expected[3], avg_abs[3], avg_rel[3];
+	long long nerr[3];
+	int valid; /* every rank validated */
+};
+
+/* Seconds rank 0 spent from its own results to the report's tables:
+ * waiting for the other ranks, the gathers and the tables; <0: none. */
+static double cluster_gather_s = -1;
 
 /* One row of the per-node table, from a run or from --cluster-in. */
 struct cluster_node {
@@ -7216,6 +7424,129 @@ static void cluster_start(int *argc, char ***argv)
 	free(firsts);
 }
 
+/* What every rank must run alike, one "what=value" line each: the
+ * options that shape a measurement and the build.  Output options
+ * (--json, --csv, --json-file) are rank 0's alone and not here. */
+#define CLUSTER_PRINT 2048
+
+static void cluster_fingerprint(const struct options *o, char *buf, size_t len)
+{
+	char kern[96] = "";
+	size_t used = 0;
+	int k;
+	for (k = 0; k < NKERNELS; k++)
+		if (o->kernels & (1u << k))
+			snprintf(kern + strlen(kern), sizeof(kern) - strlen(kern),
+				 "%s%s", kern[0] ? "," : "", kernel_defs[k].name);
+#define FP(...) (used += (size_t)snprintf(buf + used, used < len ? len - used : 0, \
+					   __VA_ARGS__))
+	FP("mode=%s\n", mode_name(o->mode));
+	if (o->size_auto)
+		FP("--size=auto\n");
+	else
+		FP("--size=%llu\n", o->size);
+	FP("--ntimes=%llu\n", o->ntimes);
+	FP("--offset=%llu\n", o->offset);
+	FP("--stagger=%llu\n", o->stagger);
+	FP("--threads=%ld\n", o->threads);
+	FP("--alloc=%s\n", alloc_names[o->alloc]);
+	FP("--kernels=%s\n", kern);
+	FP("--stores=%s\n", o->nt_stores == STORES_NT ? "nt" :
+	   o->nt_stores == STORES_AUTO ? "auto" : "plain");
+	FP("--isa (or BENCH_ISA)=%s\n", o->isa == ISA_AUTO ? "auto" :
+	   o->isa == ISA_UNSET ? "unset" : isa_names[o->isa]);
+	FP("--best=%s\n", o->best ? "yes" : "no");
+	FP("--bind=%s\n", o->bind ? "auto" : "none");
+	FP("--plan=%s\n", o->plan ? "yes" : "no");
+	FP("--placement=%s\n", o->placement ? "yes" : "no");
+	FP("--cluster=%s\n", o->cluster_seq ? "sequential" : "simultaneous");
+	FP("--outlier=%g\n", o->outlier_pct);
+	FP("--cluster-latency=%llu\n", o->cluster_lat);
+	FP("--pattern=%s\n", lat_pattern_names[o->pattern]);
+	FP("--cluster-timeout=%g\n", o->cluster_timeout);
+	FP("--cluster-in=%s\n", o->cluster_in ? o->cluster_in : "");
+	FP("bench.c version=%s\n", BENCH_VERSION);
+	FP("build flags=%s\n", BENCH_CFLAGS);
+	FP("element type=%s\n", XSTR(STREAM_TYPE));
+#undef FP
+	if (used >= len)
+		die("the options do not fit the %d bytes every rank compares; "
+		    "shorten the paths or flags", (int)len);
+}
+
+/* Every rank runs what rank 0 runs.  Rank 0's fingerprint goes to every
+ * rank, each finds the first line where its own differs, and the lowest
+ * such rank's line is refused by every rank in the same words (rank 0
+ * prints them), before anything is allocated or measured.  Without it
+ * ranks with other kernels would fill each other's columns, and ranks
+ * with another -n would fall out of step at a barrier and wait out
+ * --cluster-timeout. */
+static void cluster_agree(const struct options *o)
+{
+	static char mine[CLUSTER_PRINT], theirs[CLUSTER_PRINT], odd[CLUSTER_PRINT];
+	MPI_Request req;
+	int bad = INT_MAX, who, line = -1, i;
+	const char *m, *t;
+
+	if (cl.size < 2)
+		return;
+	cluster_fingerprint(o, mine, sizeof(mine));
+	memcpy(theirs, mine, sizeof(theirs));
+	cluster_check(MPI_Ibcast(theirs, CLUSTER_PRINT, MPI_CHAR, 0,
+				 MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	for (m = mine, t = theirs, i = 0; *m || *t; i++) {
+		size_t lm = strcspn(m, "\n"), lt = strcspn(t, "\n");
+		if (lm != lt || memcmp(m, t, lm) != 0) {
+			bad = cl.rank;
+			line = i;
+			break;
+		}
+		m += lm + (m[lm] != '\0');
+		t += lt + (t[lt] != '\0');
+	}
+	cluster_check(MPI_Iallreduce(&bad, &who, 1, MPI_INT, MPI_MIN,
+				     MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	if (who == INT_MAX)
+		return;
+	memcpy(odd, mine, sizeof(odd));
+	cluster_check(MPI_Ibcast(odd, CLUSTER_PRINT, MPI_CHAR, who,
+				 MPI_COMM_WORLD, &req), "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	cluster_check(MPI_Ibcast(&line, 1, MPI_INT, who, MPI_COMM_WORLD, &req),
+		      "comparing the options");
+	cluster_wait(&req, "comparing the options", -1, 0);
+	{
+		char what[128], vo[256], v0[256];
+		const char *p = odd, *q = theirs, *eq;
+		size_t n;
+		for (i = 0; i < line; i++) {
+			p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0');
+			q += strcspn(q, "\n") + (q[strcspn(q, "\n")] != '\0');
+		}
+		n = strcspn(p, "\n");
+		eq = memchr(p, '=', n);
+		if (!eq)
+			eq = p + n;
+		snprintf(what, sizeof(what), "%.*s", (int)(eq - p), p);
+		snprintf(vo, sizeof(vo), "%.*s", (int)(p + n - eq - (eq < p + n)),
+			 eq + (eq < p + n));
+		n = strcspn(q, "\n");
+		eq = memchr(q, '=', n);
+		if (!eq)
+			eq = q + n;
+		snprintf(v0, sizeof(v0), "%.*s", (int)(q + n - eq - (eq < q + n)),
+			 eq + (eq < q + n));
+		/* every rank's die_where names itself; the words name the odd
+		 * one, and rank 0 says them, the others quiet */
+		die_where[0] = '\0';
+		die_quiet = cl.rank != 0;
+		die("rank %d runs %s '%s', rank 0 '%s': every rank must run the "
+		    "same options and build", who, what, vo, v0);
+	}
+}
+
 /* After the options: refuse what the cluster layer does not run, and
  * let each rank's own errors speak again. */
 static void cluster_options(struct options *o)
@@ -7228,6 +7559,7 @@ static void cluster_options(struct options *o)
 		die("mode '%s' does not run across ranks; bench-mpi runs 'stream' "
 		    "(with --cluster-latency SIZE for a chase per node)",
 		    mode_name(o->mode));
+	cluster_agree(o);
 	if (cl.rank == 0)
 		output_open(o);
 	else
@@ -7398,6 +7730,136 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 	return nn;
 }
 
+static void cluster_stream_table(const struct cluster_rank *rk,
+				 const double *times, unsigned long long ntimes,
+				 unsigned kernels, struct cluster_stream *cs)
+{
+	unsigned long long rep;
+	int i, k;
+	memset(cs, 0, sizeof(*cs));
+	cs->valid = 1;
+	cs->epsilon = rk[0].epsilon;
+	for (i = 0; i < 3; i++)
+		cs->expected[i] = rk[0].expected[i];
+	for (i = 0; i < cl.size; i++) {
+		int a;
+		cs->elems += rk[i].elems;
+		cs->valid &= rk[i].valid;
+		for (a = 0; a < 3; a++) {
+			cs->avg_abs[a] += rk[i].avg_abs[a] / cl.size;
+			cs->nerr[a] += rk[i].nerr[a];
+		}
+	}
+	for (i = 0; i < 3; i++)
+		cs->avg_rel[i] = cs->expected[i] != 0.0
+			? cs->avg_abs[i] / abs_d(cs->expected[i]) : cs->avg_abs[i];
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(kernels & (1u << k)))
+			continue;
+		cs->bytes[k] = (double)kernel_defs[k].words * (double)sizeof(elem_t) *
+			       cs->elems;
+		cs->min_t[k] = DBL_MAX;
+		for (rep = 1; rep < ntimes; rep++) {
+			double slow = 0;
+			for (i = 0; i < cl.size; i++) {
+				double t = times[((size_t)i * NKERNELS + (size_t)k) *
+						 ntimes + rep];
+				if (t > slow)
+					slow = t;
+			}
+			cs->avg_t[k] += slow / (double)(ntimes - 1);
+			if (slow < cs->min_t[k])
+				cs->min_t[k] = slow;
+			if (slow > cs->max_t[k])
+				cs->max_t[k] = slow;
+		}
+	}
+}
+
+/* stream_mpi.c 1.8's lines, in its order and words, with the aggregate
+ * figures, so that every STREAM parser reads the cluster's.  Its scalar
+ * line says the scalar bench's kernels use (3, as stream.c 5.10's). */
+static void cluster_stream_text(const struct stream_run *r,
+				const struct cluster_stream *cs, unsigned kernels)
+{
+	double bpw = (double)sizeof(elem_t), mib = 1024.0 * 1024.0;
+	int quantum = (int)(r->tick * 1e6 + 0.5), i, k;
+	printf(HLINE);
+	printf("STREAM version $Revision: 1.8 $\n");
+	printf("membench %s cluster: bench-mpi measures STREAM's kernels on "
+	       "every rank and prints stream_mpi.c's lines\n", BENCH_VERSION);
+	printf(HLINE);
+	printf("This system uses %d bytes per array element.\n", (int)sizeof(elem_t));
+	printf(HLINE);
+	printf("Total Aggregate Array size = %.0f (elements)\n", cs->elems);
+	printf("Total Aggregate Memory per array = %.1f MiB (= %.1f GiB).\n",
+	       bpw * (cs->elems / mib), bpw * (cs->elems / mib / 1024.0));
+	printf("Total Aggregate memory required = %.1f MiB (= %.1f GiB).\n",
+	       3.0 * bpw * (cs->elems / mib), 3.0 * bpw * (cs->elems / mib / 1024.0));
+	printf("Data is distributed across %d MPI ranks\n", cl.size);
+	printf("   Array size per MPI rank = %llu (elements)\n",
+	       (unsigned long long)r->n);
+	printf("   Memory per array per MPI rank = %.1f MiB (= %.1f GiB).\n",
+	       bpw * ((double)r->n / mib), bpw * ((double)r->n / mib / 1024.0));
+	printf("   Total memory per MPI rank = %.1f MiB (= %.1f GiB).\n",
+	       3.0 * bpw * ((double)r->n / mib),
+	       3.0 * bpw * ((double)r->n / mib / 1024.0));
+	printf(HLINE);
+	printf("Each kernel will be executed %llu times.\n", r->ntimes);
+	printf(" The *best* time for each kernel (excluding the first iteration)\n");
+	printf(" will be used to compute the reported bandwidth.\n");
+	printf("The SCALAR value used for this run is %f\n", 3.0);
+#ifdef _OPENMP
+	printf(HLINE);
+	printf("Number of Threads requested for each MPI rank = %i\n",
+	       threads_requested());
+	printf("Number of Threads counted for rank 0 = %i\n", threads_counted);
+#endif
+	printf(HLINE);
+	if (r->granularity * 1e6 >= 1)
+		printf("Your timer granularity/precision appears to be %d "
+		       "microseconds.\n", quantum);
+	else
+		printf("Your timer granularity appears to be less than one "
+		       "microsecond.\n");
+	printf("Each test below will take on the order of %d microseconds.\n",
+	       (int)r->pass_us);
+	printf("   (= %d timer ticks)\n", (int)(r->pass_us / quantum));
+	printf("Increase the size of the arrays if this shows that\n");
+	printf("you are not getting at least 20 timer ticks per test.\n");
+	printf(HLINE);
+	printf("WARNING -- The above is only a rough guideline.\n");
+	printf("For best results, please be sure you know the\n");
+	printf("precision of your system timer.\n");
+	printf(HLINE);
+	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			printf("%s%11.1f  %11.6f  %11.6f  %11.6f\n",
+			       kernel_defs[k].label, 1.0E-06 * cs->bytes[k] / cs->min_t[k],
+			       cs->avg_t[k], cs->min_t[k], cs->max_t[k]);
+	printf(HLINE);
+	for (i = 0, k = 0; i < 3; i++) {
+		if (!exceeds(cs->avg_rel[i], cs->epsilon) && !cs->nerr[i])
+			continue;
+		k++;
+		printf("Failed Validation on array %c[], AvgRelAbsErr > epsilon (%e)\n",
+		       array_names[i], cs->epsilon);
+		printf("     Expected Value: %e, AvgAbsErr: %e, AvgRelAbsErr: %e\n",
+		       cs->expected[i], cs->avg_abs[i], cs->avg_rel[i]);
+		if (i > 0)
+			printf("     AvgRelAbsErr > Epsilon (%e)\n", cs->epsilon);
+		printf("     For array %c[], %lld errors were found.\n",
+		       array_names[i], cs->nerr[i]);
+	}
+	if (cs->valid)
+		printf("Solution Validates: avg error less than %e on all three "
+		       "arrays\n", cs->epsilon);
+	else if (!k) /* a rank's Read sums: the ranks are named below */
+		printf("Failed Validation on a rank: see below\n");
+	printf(HLINE);
+}
+
 /* The outlier rule: strictly more than pct per cent below the median;
  * a node exactly at the threshold is not flagged.  Compared as
  * (median - v) * 100 > pct * median, so whole-number figures at the
@@ -7423,36 +7885,45 @@ static const char *cluster_pages(const struct cluster_node *n, char *buf,
 static int cluster_report(const struct options *o, const struct system_info *si,
 			  const struct cluster_node *nd, int nn, int ranks,
 			  unsigned kernels, const struct stream_run *r,
-			  const char *source)
+			  const struct cluster_stream *cs, const char *source)
 {
 	double agg[NKERNELS], mn[NKERNELS], md[NKERNELS], mx[NKERNELS];
 	double *col = malloc((size_t)nn * sizeof(double));
-	int i, j, k, noutliers = 0, failed = 0, lat = 0;
+	int i, j, k, noutliers = 0, failed = 0, lat = 0, ngood = 0;
 	char pb[48];
 	const char *how = o->cluster_seq ? "sequential" : "simultaneous";
 
 	if (!col)
 		die("out of memory for %d nodes", nn);
+	/* a node that failed validation has no figures: it is left out of
+	 * the sum, the spread and the outlier rule */
+	for (j = 0; j < nn; j++)
+		ngood += nd[j].valid;
 	for (k = 0; k < NKERNELS; k++) {
-		agg[k] = mn[k] = md[k] = mx[k] = 0;
+		int n = 0;
+		agg[k] = mn[k] = md[k] = mx[k] = ngood ? 0 : NAN;
 		if (!(kernels & (1u << k)))
 			continue;
 		for (j = 0; j < nn; j++) {
-			col[j] = nd[j].mbs[k];
-			agg[k] += col[j];
-			if (j == 0 || col[j] < mn[k])
-				mn[k] = col[j];
-			if (col[j] > mx[k])
-				mx[k] = col[j];
+			if (!nd[j].valid)
+				continue;
+			col[n] = nd[j].mbs[k];
+			agg[k] += col[n];
+			if (n == 0 || col[n] < mn[k])
+				mn[k] = col[n];
+			if (col[n] > mx[k])
+				mx[k] = col[n];
+			n++;
 		}
-		md[k] = median(col, (size_t)nn);
+		if (n)
+			md[k] = median(col, (size_t)n);
 	}
 	for (j = 0; j < nn; j++) {
 		int out_k = 0;
 		failed |= !nd[j].valid;
 		lat |= nd[j].lat_ns > 0;
 		for (k = 0; k < NKERNELS; k++)
-			if ((kernels & (1u << k)) &&
+			if ((kernels & (1u << k)) && nd[j].valid &&
 			    cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 				out_k = 1;
 		noutliers += out_k;
@@ -7469,16 +7940,19 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 			json_int("ntimes", (long long)r->ntimes);
 		}
 		json_num("outlier_pct", o->outlier_pct);
+		json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
 		json_open("nodes", '[');
 		for (j = 0; j < nn; j++) {
 			json_open(NULL, '{');
 			json_str("host", nd[j].host);
 			json_int("ranks", nd[j].ranks);
 			json_int("threads", nd[j].threads);
+			/* a failed node's rates are no figures: null */
 			json_open("rates_mbs", '{');
 			for (k = 0; k < NKERNELS; k++)
 				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name, nd[j].mbs[k]);
+					json_num(kernel_defs[k].name,
+						 nd[j].valid ? nd[j].mbs[k] : NAN);
 			json_close('}');
 			for (i = 0; !source && i < 2; i++) {
 				json_open(i ? "best_s" : "bytes", '{');
@@ -7503,8 +7977,13 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		}
 		json_close(']');
 		json_open("aggregate", '{');
-		json_int("nodes", nn);
+		json_int("nodes", ngood);
 		json_int("ranks", ranks);
+		json_open("failed_nodes", '[');
+		for (j = 0; j < nn; j++)
+			if (!nd[j].valid)
+				json_str(NULL, nd[j].host);
+		json_close(']');
 		json_open("rates_mbs", '{');
 		for (k = 0; k < NKERNELS; k++)
 			if (kernels & (1u << k))
@@ -7525,7 +8004,7 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		for (j = 0; j < nn; j++) {
 			int any = 0;
 			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) ||
+				if (!(kernels & (1u << k)) || !nd[j].valid ||
 				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 					continue;
 				if (!any++) {
@@ -7547,10 +8026,38 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		}
 		json_close(']');
 		json_bool("valid", !failed);
+		if (cs) {
+			json_open("stream_aggregate", '{');
+			json_str("note", "stream_mpi.c's table: all ranks' bytes over "
+				 "the slowest rank's time of each repetition");
+			json_num("array_size", cs->elems);
+			json_bool("validated", cs->valid);
+			json_open("results", '[');
+			for (k = 0; k < NKERNELS; k++) {
+				if (!(kernels & (1u << k)))
+					continue;
+				json_open(NULL, '{');
+				json_str("kernel", kernel_defs[k].display);
+				json_num("best_mbs", 1.0E-06 * cs->bytes[k] / cs->min_t[k]);
+				json_num("avg_s", cs->avg_t[k]);
+				json_num("min_s", cs->min_t[k]);
+				json_num("max_s", cs->max_t[k]);
+				json_num("bytes", cs->bytes[k]);
+				json_close('}');
+			}
+			json_close(']');
+			json_close('}');
+		}
 		json_close('}');
 		json_end();
 	}
 	if (out.text) {
+		if (cs)
+			cluster_stream_text(r, cs, kernels);
+		else if (!source)
+			printf("No STREAM table: the nodes ran one at a time "
+			       "(--cluster sequential), so no figure is of them "
+			       "all at once.\n");
 		printf("membench %s cluster\n", BENCH_VERSION);
 		print_build_text();
 		printf(HLINE);
@@ -7567,14 +8074,16 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 		printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
 		for (k = 0; k < NKERNELS; k++)
 			if (kernels & (1u << k))
-				printf(" %11s", kernel_defs[k].display);
+				printf(" %11s", kernel_defs[k].name);
 		printf("%s %-10s %s\n", lat ? "  Latency ns" : "", "Validation",
 		       "Pages");
 		for (j = 0; j < nn; j++) {
 			printf("%-20s %5d %7d", nd[j].host, nd[j].ranks, nd[j].threads);
 			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
+				if (kernels & (1u << k) && nd[j].valid)
 					printf(" %11.1f", nd[j].mbs[k]);
+				else if (kernels & (1u << k))
+					printf(" %11s", "-");
 			if (lat)
 				printf(" %11.1f", nd[j].lat_ns);
 			printf(" %-10s %s\n", nd[j].valid ? "passed" : "FAILED",
@@ -7587,10 +8096,17 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 				"Aggregate (sum)", "Min", "Median", "Max"};
 			printf("%-20s %5s %7s", names[i], "", "");
 			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
+				if ((kernels & (1u << k)) && ngood)
 					printf(" %11.1f", v[k]);
+				else if (kernels & (1u << k))
+					printf(" %11s", "-");
 			printf("\n");
 		}
+		if (ngood < nn)
+			printf("%d of %d node%s failed validation and %s left out of "
+			       "the sum, the spread and the outlier rule.\n",
+			       nn - ngood, nn, nn == 1 ? "" : "s",
+			       nn - ngood == 1 ? "is" : "are");
 		if (o->cluster_seq && !source)
 			printf("Nodes ran one at a time: the sum is not a figure of "
 			       "the nodes at once.\n");
@@ -7601,12 +8117,12 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 			const char *sep = "";
 			int any = 0;
 			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) ||
+				if (!(kernels & (1u << k)) || !nd[j].valid ||
 				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
 					continue;
 				if (!any++)
 					printf("  %s:", nd[j].host);
-				printf("%s %s %.1f%% below", sep, kernel_defs[k].display,
+				printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
 				       100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
 				sep = ",";
 			}
@@ -7623,7 +8139,7 @@ static int cluster_report(const struct options *o, const struct system_info *si,
 					printf("Validation failed on node %s\n", nd[j].host);
 			}
 		if (!failed)
-			printf("Solution Validates on every %s\n", source ? "node" : "rank");
+			printf("validation passed on every %s\n", source ? "node" : "rank");
 		text_warnings("WARNING: ");
 		printf(HLINE);
 	}
@@ -7688,7 +8204,7 @@ static int cluster_in_mode(const struct options *o, const struct system_info *si
 		fclose(f);
 	if (nn == 0)
 		die("--cluster-in %s: no node rows", o->cluster_in);
-	rc = cluster_report(o, si, nd, nn, ranks, STREAM_KERNELS, NULL,
+	rc = cluster_report(o, si, nd, nn, ranks, STREAM_KERNELS, NULL, NULL,
 			    o->cluster_in);
 	free(nd);
 	return rc;
@@ -7706,6 +8222,7 @@ static int cluster_stream_mode(const struct options *o,
 	MPI_Request req;
 	int rc = 0, i;
 	size_t per = NKERNELS * (size_t)o->ntimes;
+	double t_gather;
 
 	if (o->cluster_in)
 		return cluster_in_mode(o, si);
@@ -7728,6 +8245,12 @@ static int cluster_stream_mode(const struct options *o,
 	me.threads = threads_counted;
 	me.valid = r.valid;
 	me.elems = (double)r.n;
+	me.epsilon = r.epsilon;
+	for (i = 0; i < 3; i++) {
+		me.expected[i] = r.expected[i];
+		me.avg_abs[i] = r.avg_abs[i];
+		me.nerr[i] = r.nerr[i];
+	}
 	me.pages_known = r.pages[0].known;
 	me.page_kib = (double)r.pages[0].page_kib;
 	me.huge_pct = 100;
@@ -7745,6 +8268,7 @@ static int cluster_stream_mode(const struct options *o,
 		if (!rk || !times || !nd)
 			die("out of memory for the results of %d ranks", cl.size);
 	}
+	t_gather = MPI_Wtime();
 	cluster_check(MPI_Igather(&me, (int)sizeof(me), MPI_BYTE, rk,
 				  (int)sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD,
 				  &req), "gathering the ranks' results");
@@ -7754,9 +8278,12 @@ static int cluster_stream_mode(const struct options *o,
 		      "gathering the ranks' times");
 	cluster_wait(&req, "gathering the ranks' times", -1, 0);
 	if (cl.rank == 0) {
+		struct cluster_stream cs;
 		cluster_nodes(rk, times, r.ntimes, o->kernels, nd, cl.nnodes);
+		cluster_stream_table(rk, times, r.ntimes, o->kernels, &cs);
+		cluster_gather_s = MPI_Wtime() - t_gather;
 		rc = cluster_report(o, si, nd, cl.nnodes, cl.size, o->kernels, &r,
-				    NULL);
+				    o->cluster_seq ? NULL : &cs, NULL);
 	}
 	cluster_check(MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req),
 		      "sharing the run's status");

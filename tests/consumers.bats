@@ -10,64 +10,18 @@ load test_helper
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 
-FIX="$MEMBENCH_ROOT/tests/fixtures/consumers"
-KERNELS="Copy Scale Add Triad"
-
-# The Phoronix Test Suite's stream profile: the last line that starts
-# with the kernel's label, second field.
-pts_value() { awk -v k="$1:" 'index($0, k) == 1 { v = $2 } END { print v }'; }
-# A Python-style parser: re.search(r'^Triad:\s+(\S+)', line) per line.
-regex_anchored() { sed -nE "s/^$1:[[:space:]]+([^[:space:]]+).*/\1/p"; }
-# re.findall(r'Triad:\s+(\S+)\s+\S+', text): unanchored.
-regex_unanchored() { grep -oE "$1:[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+" | awk '{ print $2 }'; }
-# The shell idioms: `grep Triad | awk '{print $2}'` and `... | cut -d: -f2`.
-grep_awk() { grep "$1" | awk '{ print $2 }'; }
-grep_cut() { grep "$1" | cut -d: -f2; }
-
-# every_consumer_reads_one_rate FILE: each rule yields exactly one positive
-# number per kernel, and all rules yield the same one.
-every_consumer_reads_one_rate() {
-	local f="$1" k v rule got
-	for k in $KERNELS; do
-		v=$(grep_awk "$k" <"$f")
-		[ "$(printf '%s\n' "$v" | wc -l)" -eq 1 ] || {
-			echo "grep $k | awk matched more than one line in $f:"
-			grep "$k" "$f"
-			return 1
-		}
-		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || {
-			echo "grep $k | awk gave '$v', not a rate"
-			return 1
-		}
-		for rule in pts_value regex_anchored regex_unanchored; do
-			got=$("$rule" "$k" <"$f")
-			[ "$got" = "$v" ] || {
-				echo "$rule $k gave '$got', grep gave '$v'"
-				return 1
-			}
-		done
-		got=$(grep_cut "$k" <"$f" | awk '{ print $1 }')
-		[ "$got" = "$v" ] || {
-			echo "grep $k | cut -d: -f2 gave '$got'"
-			return 1
-		}
-	done
-	# startswith("STREAM version") and the metadata parsers record
-	[ "$(grep -c '^STREAM version \$Revision: 5.10 \$$' "$f")" -eq 1 ]
-	[ "$(grep -c 'STREAM version' "$f")" -eq 1 ]
-	[ "$(grep -c 'Function' "$f")" -eq 1 ]
-	[ "$(grep -c 'Solution Validates' "$f")" -le 1 ]
-}
-
-# STREAM's lines with every number masked.  stream.c prints one of two
-# granularity lines, as its clock allows; either is STREAM's.
-stream_skeleton() {
-	sed -E 's/[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?/N/g; s/ +/ /g
-		s/^Your clock granularity.*/Your clock granularity .../' "$1"
-}
+load consumers_helper
 
 @test "the consumers' rules read stream.c's own output (the rules are right)" {
 	every_consumer_reads_one_rate "$FIX/stream-5.10.txt"
+}
+
+@test "the consumers' rules read stream_mpi.c's own output, passed and failed (the rules are right)" {
+	every_consumer_reads_one_rate "$FIX/stream_mpi-1.8.txt" 1.8
+	every_consumer_reads_one_rate "$FIX/stream_mpi-1.8-failed.txt" 1.8
+	grep -q '^Failed Validation on array a\[\]' "$FIX/stream_mpi-1.8-failed.txt"
+	# PerfKitBenchmarker's rule reads the rate of the line it names
+	[ "$(pkb_value Triad <"$FIX/stream_mpi-1.8.txt")" = 145067.7 ]
 }
 
 @test "every consumer reads one rate per kernel from bench, in every store and allocation mode" {

@@ -230,19 +230,50 @@ Scale 3 2 mann-whitney within noise"
 	assert_line '| Copy | 100 MB/s | 103 MB/s | +3% | within noise | p=0.056, 5+5 runs |'
 }
 
-@test "harness runs: a failed step is skipped with a note, other params are matched by name" {
+@test "harness runs: other params are matched by name; a failed step is refused, --allow-failed shows it FAILED" {
 	t=$BATS_TEST_TMPDIR
 	harness_dir "$t/A" "$F/stream.json" "$F/stream.json"
 	jq '.params = {Threads: 2}' "$t/A/step-001.json" >"$t/x" && mv "$t/x" "$t/A/step-001.json"
 	jq '.params = {Threads: 4}' "$t/A/step-002.json" >"$t/x" && mv "$t/x" "$t/A/step-002.json"
 	cp -r "$t/A" "$t/B"
-	jq '.status = "validation failed" | .exit_status = 1' "$t/B/step-002.json" >"$t/x" && mv "$t/x" "$t/B/step-002.json"
+	jq '.params = {Threads: 8}' "$t/B/step-001.json" >"$t/x" && mv "$t/x" "$t/B/step-001.json"
 	run "$COMPARE" "$t/A" "$t/B"
 	assert_success
-	assert_line 'compare: B: skipping step-002: validation failed'
-	assert_line --regexp '^\| Threads=2 \| Copy \| .* \| within noise \|'
-	refute_line --regexp '^\| Threads=4 \| Copy'
-	assert_line 'Only in A: Threads=4: Copy; Threads=4: Scale; Threads=4: Add; Threads=4: Triad'
+	assert_line --regexp '^\| Threads=4 \| Copy \| .* \| within noise \|'
+	assert_line 'Only in A: Threads=2: Copy; Threads=2: Scale; Threads=2: Add; Threads=2: Triad'
+	assert_line 'Only in B: Threads=8: Copy; Threads=8: Scale; Threads=8: Add; Threads=8: Triad'
+
+	# B's Threads=4 failed validation: no verdict on it, and no gate passes it
+	jq '.status = "validation failed" | .exit_status = 1' "$t/B/step-002.json" >"$t/x" && mv "$t/x" "$t/B/step-002.json"
+	for gate in '' '--fail-on-regression 10'; do
+		# shellcheck disable=SC2086 # the gate is two words or none
+		run "$COMPARE" $gate "$t/A" "$t/B"
+		assert_failure 2
+		assert_output "compare: B ($t/B): step-002 failed: validation failed (exit status 1); a failed run is not compared (--allow-failed shows the rest, the failed one as FAILED)"
+	done
+	run "$COMPARE" --allow-failed "$t/A" "$t/B"
+	assert_success
+	for k in Copy Scale Add Triad; do
+		assert_line --regexp "^\| Threads=4 \| $k \| - \| FAILED \|  \| FAILED \| failed: B step-002 \|$"
+	done
+	assert_line 'Failed, not compared: B step-002 (Threads=4): validation failed (exit status 1)'
+	refute_output --partial 'within noise'
+	run "$COMPARE" --json --allow-failed "$t/A" "$t/B"
+	run jq -r '[.rows[] | select(.group == "Threads=4") | "\(.verdict) \(.b_median) \(.change_pct) \(.regression)"] | unique[]' <<<"$output"
+	assert_output 'FAILED null null false'
+	run "$COMPARE" --allow-failed --fail-on-regression 10 "$t/A" "$t/B"
+	assert_failure 2
+	assert_output --partial 'do not go together'
+
+	# a document that says its validation failed, under exit status 0, or alone
+	jq '.status = "ok" | .exit_status = 0 | .bench.validation.ok = false' "$t/B/step-002.json" >"$t/x" && mv "$t/x" "$t/B/step-002.json"
+	run "$COMPARE" "$t/A" "$t/B"
+	assert_failure 2
+	assert_output --partial "compare: B ($t/B): step-002 failed: its validation failed (bench.validation.ok is false);"
+	jq '.validation.ok = false' "$F/stream.json" >"$t/failed.json"
+	run "$COMPARE" --fail-on-regression 10 "$t/failed.json" "$F/stream.json"
+	assert_failure 2
+	assert_output --partial "compare: A: $t/failed.json failed: its validation failed (validation.ok is false);"
 }
 
 # matrix_cell DIR NNN BUILD_LINE [FILE...]: one cell; one FILE is the
@@ -280,11 +311,118 @@ matrix_cell() {
 	assert_line --regexp '^\| cell 002: gcc -O3 \| Triad \| .* \| -20% \| slower \| .*, 2\+2 runs \|'
 	assert_line --partial 'Only in B: cell 001: clang -O3: Copy;'
 	assert_line 'compare: regression past 10%: cell 002: gcc -O3: Triad slower by 20%'
+
+	# A run of a cell that failed is refused, whether or not it left a
+	# result.json (REPEAT=1 layout, and run-K/ layout)
+	echo 'run_2_status = 1' >>"$t/B/cells/003/cell.info"
+	rm "$t/B/cells/003/run-2/result.json"
+	run "$COMPARE" "$t/A" "$t/B"
+	assert_failure 2
+	assert_output --partial "compare: B ($t/B): cell 003 run 2 failed: validation failed (exit status 1);"
+	echo 'run_status = 3' >>"$t/A/cells/001/cell.info"
+	run "$COMPARE" "$t/A" "$t/B"
+	assert_failure 2
+	assert_output --partial "compare: A ($t/A): cell 001 failed: exit status 3;"
+}
+
+@test "runs measured differently: each difference one line above the table; the gate refuses them unless --allow-different" {
+	t=$BATS_TEST_TMPDIR
+	# B: 20,000 elements on 1 thread, nt stores, another ISA and
+	# allocation, another build, and a rate 15.58 times A's
+	rates "$F/stream.json" 15.58 Copy Scale Add Triad | jq '.run.array_size = 20000
+		| .run.threads_counted = 1 | .run.threads_requested = 1 | .run.stores = "nt"
+		| .run.isa = "avx512" | .run.isa_rule = "set" | .run.alloc = "hugetlb"
+		| .run.arrays[].page_kib = 2048 | .build.cflags = "cc -O1"' >"$t/b.json"
+	jq '.run.array_size = 2000000 | .run.threads_counted = 2 | .run.threads_requested = 2
+		| .run.stores = "plain" | .run.isa = "avx2" | .run.isa_rule = "auto" | .run.alloc = "mmap"
+		| .run.arrays[].page_kib = 4 | .build.cflags = "cc -O3"' "$F/stream.json" >"$t/a.json"
+	run "$COMPARE" "$t/a.json" "$t/b.json"
+	assert_success
+	assert_line --index 2 'Not measured the same way (the verdicts below compare different setups):'
+	assert_line --index 3 '- array size: A: 2000000 elements, B: 20000 elements'
+	assert_line --index 4 '- threads: A: 2 threads, B: 1 thread'
+	assert_line --index 5 '- stores: A: plain stores, B: nt stores'
+	assert_line --index 6 '- ISA: A: avx2 (rule auto), B: avx512 (rule set)'
+	assert_line --index 7 '- allocation: A: alloc mmap, 4 KiB pages, B: alloc hugetlb, 2048 KiB pages'
+	assert_line --index 8 --regexp '^- build: A: .*, flags cc -O3, double, membench .*, B: .*, flags cc -O1, double, membench .*$'
+	assert_line --index 9 --regexp '^\| Kernel/level \|'
+	assert_line --regexp '^\| Triad \| .* \| \+1458% \| faster \|'
+
+	# the gate: refused, one line; --allow-different gates all the same
+	run "$COMPARE" --fail-on-regression 10 "$t/b.json" "$t/a.json"
+	assert_failure 2
+	assert_output 'compare: A and B differ in array size, threads, stores, ISA, allocation, build (compare without --fail-on-regression lists how); the gate does not judge across that unless --allow-different is given'
+	run "$COMPARE" --allow-different --fail-on-regression 10 "$t/b.json" "$t/a.json"
+	assert_failure 1
+	assert_line 'compare: regression past 10%: Triad slower by 93.6%'
+	run "$COMPARE" --json --allow-different "$t/a.json" "$t/b.json"
+	run jq -r '.differences[] | "\(.group)|\(.what)|\(.a)|\(.b)"' <<<"$output"
+	assert_line '|threads|2 threads|1 thread'
+
+	# harness runs: bench.c's sha256 from provenance.txt, and the latency chase
+	harness_dir "$t/A" "$F/latency.json"
+	harness_dir "$t/B" "$F/latency.json"
+	printf '## sha256 of bench.c\n%s  /src/bench.c\n' "$(printf '%064d' 1)" >"$t/A/provenance.txt"
+	printf '## sha256 of bench.c\n%s  /src/bench.c\n' "$(printf '%064d' 2)" >"$t/B/provenance.txt"
+	jq '.bench.run.chains = 4' "$t/B/step-001.json" >"$t/x" && mv "$t/x" "$t/B/step-001.json"
+	run "$COMPARE" "$t/A" "$t/B"
+	assert_success
+	assert_line '- latency chase: A: pattern random, strides 64, chains 1, load threads 0, B: pattern random, strides 64, chains 4, load threads 0'
+	assert_line "- bench.c: A: sha256 $(printf '%064d' 1), B: sha256 $(printf '%064d' 2)"
+	run "$COMPARE" --fail-on-regression 10 "$t/A" "$t/B"
+	assert_failure 2
+	assert_output --partial 'differ in latency chase, bench.c'
+}
+
+@test "text from results cannot break the table or reach it as markup: | and \\ escaped, <>& as entities, control characters as spaces" {
+	t=$BATS_TEST_TMPDIR
+	# one payload in a params value (the Run column), a params name, a
+	# kernel name (a row, and Only in B), a step's status (Failed), and
+	# the names A and B are given as
+	p=$'x|y\\|`rm`<script>alert(1)</script>&amp;[a](javascript:1)\n| z |\r\e[31m\v'
+	a="$t/A|<b>" b="$t/B|<b>"
+	harness_dir "$a" "$F/stream.json" "$F/stream.json"
+	cp -r "$a" "$b"
+	for f in "$a"/step-*.json "$b"/step-*.json; do
+		jq --arg p "$p" '.params = {($p): $p}' "$f" >"$t/x" && mv "$t/x" "$f"
+	done
+	jq --arg p "$p" '.params = {Other: 1} | .bench.results[0].kernel = $p' "$b/step-002.json" >"$t/x" && mv "$t/x" "$b/step-002.json"
+	jq --arg p "$p" '.params = {Failed: 1} | .status = $p | .exit_status = 1' "$a/step-002.json" >"$t/x" && mv "$t/x" "$a/step-002.json"
+	run "$COMPARE" --allow-failed "$a" "$b"
+	assert_success
+	# every row keeps its 8 column bars; none of the text is live
+	assert_equal "$(grep -c '^| ' <<<"$output")" 6
+	# (a \\ pair is one escaped backslash; what follows it is live)
+	run awk '{ l = $0; gsub(/\\\\/, "", l) }
+		l ~ /<script|<b>|[^\\][`[]|\033|\r|\v/ { print "live: " $0 }
+		/^\| / { n = gsub(/[^\\]\|/, "", l); if (n != 7) print "bars " n ": " $0 }' <<<"$output"
+	assert_output ''
+	run "$COMPARE" --allow-failed "$a" "$b"
+	assert_line --index 0 "A: $t/A\\|&lt;b&gt;"
+	assert_line --regexp '^\| x\\\|y.*&lt;script&gt;alert\(1\)&lt;/script&gt;&amp;amp;\\\[a\\\]\(javascript:1\).* \| Copy \| .* \| within noise \|'
+	assert_line --partial 'Failed, not compared: A step-002 (Failed=1): x\|y'
+	assert_line --partial 'Only in B: Other=1: x\|y'
+	# a backslash before a bar stays a backslash, the bar a bar
+	cp "$F/stream.json" "$t/s\\|<b>.json"
+	run "$COMPARE" "$t/s\\|<b>.json" "$F/stream.json"
+	assert_line --index 0 "A: $t/s\\\\\\|&lt;b&gt;.json"
 }
 
 @test "bad input: one line, exit 2" {
-	echo 'not json {' >"$BATS_TEST_TMPDIR/bad.json"
-	mkdir "$BATS_TEST_TMPDIR/empty"
+	t=$BATS_TEST_TMPDIR
+	echo 'not json {' >"$t/bad.json"
+	mkdir "$t/empty" "$t/arrays"
+	# a rate that is text or negative, a byte count that is text, a latency that is text
+	jq '.results[0].median_mbs = "abc"' "$F/stream.json" >"$t/abc.json"
+	jq '.results[1].median_mbs = -5' "$F/stream.json" >"$t/neg.json"
+	jq '.results[2].bytes = "x"' "$F/stream.json" >"$t/bytes.json"
+	jq '.summary[0].levels[0].ns = "x"' "$F/latency.json" >"$t/ns.json"
+	# valid JSON that is no bench result: an array, two documents, a step whose bench is text
+	echo '[{"schema": "membench/1", "mode": "stream"}]' >"$t/array.json"
+	cat "$F/stream.json" "$F/stream.json" >"$t/two.json"
+	echo '[]' >"$t/arrays/step-001.json"
+	harness_dir "$t/textbench" "$F/stream.json"
+	jq '.bench = "abc"' "$t/textbench/step-001.json" >"$t/x" && mv "$t/x" "$t/textbench/step-001.json"
 	while IFS='|' read -r a b want; do
 		run "$COMPARE" $a $b
 		assert_failure 2
@@ -299,5 +437,13 @@ $F/info.json|$F/stream.json|holds no measurements
 $BATS_TEST_TMPDIR/empty|$F/stream.json|neither a bench JSON file
 $F/stream.json||wants two results
 --fail-on-regression ten|$F/stream.json $F/stream.json|wants a percentage
+$F/stream.json|$t/abc.json|B: '$t/abc.json' results\\[0\\]\\.median_mbs is "abc", not a positive rate in MB/s$
+$t/neg.json|$F/stream.json|A: '$t/neg.json' results\\[1\\]\\.median_mbs is -5, not a positive rate in MB/s$
+$F/stream.json|$t/bytes.json|results\\[2\\]\\.bytes is "x", not a number of 0 or more$
+$F/latency.json|$t/ns.json|summary\\[0\\]\\.levels\\[0\\]\\.ns is "x", not a positive latency in ns$
+$t/array.json|$F/stream.json|'$t/array.json' is a JSON array, not a membench result$
+$F/stream.json|$t/two.json|holds 2 JSON values, not one membench result$
+$t/arrays|$F/stream.json|A \\($t/arrays\\): '$t/arrays/step-001.json' is a JSON array, not a membench result$
+$F/stream.json|$t/textbench|step-001.json' bench is a JSON string, not a bench document$
 EOF
 }

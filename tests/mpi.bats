@@ -9,6 +9,7 @@
 # shellcheck disable=SC2030,SC2031 # bats' run sets $output in every test,
 # which shellcheck reads as subshells
 load test_helper
+load consumers_helper
 
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
@@ -74,12 +75,13 @@ two_ranks_one_node() {
 	assert_success
 	# only rank 0 prints: one header, one table, one row for the one node
 	[ "$(grep -c '^membench .* cluster$' <<<"$output")" -eq 1 ]
-	[ "$(grep -c '^Node  *Ranks  *Threads  *Copy  *Scale  *Add  *Triad' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^Node  *Ranks  *Threads  *copy  *scale  *add  *triad' <<<"$output")" -eq 1 ]
 	[ "$(grep -cE "^$host +2 +2 " <<<"$output")" -eq 1 ]
 	[ "$(grep -c '^Aggregate (sum) ' <<<"$output")" -eq 1 ]
 	assert_line --regexp '^2 ranks on 1 node, simultaneous; 100000 elements'
 	assert_line 'Outliers (more than 5% below the median): none'
-	assert_line 'Solution Validates on every rank'
+	assert_line 'validation passed on every rank'
+	[ "$(grep -c 'Solution Validates' <<<"$output")" -eq 1 ]
 	run timeout "$BOUND" "${launch[@]}" -np 2 "$b" $TINY --json
 	assert_success
 	jq -e --arg h "$host" '.mode == "stream" and .cluster.ranks == 2 and
@@ -104,19 +106,19 @@ two_ranks_one_node() {
 	two_ranks_one_node mpich
 }
 
-# Two ranks on this one node, with arrays of 100000 and 60000 elements:
-# the node's bytes are both ranks' (Copy 2 x 8 x 160000), and its rate is
-# those bytes over the time it reports.  Counting one rank's arrays, or
-# every rank as the first, reads otherwise.
+# Two ranks on this one node, each with arrays of 100000 elements: the
+# node's bytes are both ranks' (Copy 2 x 8 x 200000), and its rate is
+# those bytes over the time it reports.  Counting one rank's arrays reads
+# half.  (Ranks with other sizes are refused: every rank runs rank 0's
+# options.)
 node_counts_every_rank() {
 	local flavour="$1" b
 	b=$(mpi_build "$flavour")
 	mpi_launcher "$flavour"
-	run --separate-stderr timeout "$BOUND" "${launch[@]}" \
-		-np 1 "$b" -s 100000 -n 3 --json : -np 1 "$b" -s 60000 -n 3 --json
+	run --separate-stderr timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 100000 -n 3 --json
 	assert_success
 	jq -e '.cluster.nodes as $n | ($n | length) == 1 and $n[0].ranks == 2 and
-		$n[0].bytes == {copy: 2560000, scale: 2560000, add: 3840000, triad: 3840000} and
+		$n[0].bytes == {copy: 3200000, scale: 3200000, add: 4800000, triad: 4800000} and
 		($n[0] | [.bytes, .best_s, .rates_mbs] as [$b, $t, $r] |
 			["copy", "scale", "add", "triad"] | all(. as $k | $t[$k] > 0 and
 				(($b[$k] / $t[$k] / 1e6 - $r[$k]) | fabs) <= 1e-6 * $r[$k])) and
@@ -201,7 +203,7 @@ node_counts_every_rank() {
 	assert_success
 	assert_line 'Per-node figures read from '"$fx"'/threshold.txt; nothing measured.'
 	assert_line 'Outliers (more than 5% below the median): '
-	assert_line '  node04: Triad 5.0% below'
+	assert_line '  node04: triad 5.0% below'
 	refute_line --partial 'node03:'
 	# a threshold just under 5% catches node03's Copy as well
 	run timeout "$BOUND" "$b" --cluster-in "$fx/threshold.txt" --outlier 4.99 --json
@@ -246,23 +248,124 @@ node_counts_every_rank() {
 	[ "$(grep -c '^bench: rank [0-9]* on .*--outlier' <<<"$stderr")" -eq 1 ]
 }
 
+# The corrupt-test build breaks the last rank's a[]: with three ranks as
+# three nodes, nodeC failed.  Its row says FAILED and shows no rate, it is
+# out of the sum, the spread and the outlier rule, named under the
+# table, stream_mpi.c's lines say Failed Validation, and the run exits 1.
 corrupt_rank_named() {
 	local flavour="$1" b
 	b=$(mpi_build "$flavour" -DBENCH_CORRUPT_TEST=1)
 	mpi_launcher "$flavour"
-	BENCH_FAKE_HOST=nodeA,nodeB run timeout "$BOUND" "${launch[@]}" -np 2 \
-		"$b" $TINY
+	BENCH_FAKE_HOST=nodeA,nodeB,nodeC run timeout "$BOUND" "${launch[@]}" -np 3 \
+		"$b" $TINY --json-file "$BATS_TEST_TMPDIR/r.json"
 	assert_failure 1
-	assert_line 'Validation failed on rank 1 (host nodeB)'
-	assert_line --partial 'bench: rank 1 on nodeB: validation failed (a[] 1,'
+	assert_line 'Validation failed on rank 2 (host nodeC)'
+	assert_line --partial 'bench: rank 2 on nodeC: validation failed (a[] 1,'
+	assert_line --regexp '^nodeC +1 +1 +- +- +- +- +FAILED '
+	assert_line '1 of 3 nodes failed validation and is left out of the sum, the spread and the outlier rule.'
+	assert_line --regexp '^Failed Validation on array a\[\]'
 	refute_line --partial 'Solution Validates'
+	refute_line --partial 'validation passed'
 	refute_line --partial 'on rank 0'
-	BENCH_FAKE_HOST=nodeA,nodeB run --separate-stderr timeout "$BOUND" \
-		"${launch[@]}" -np 2 "$b" $TINY --json
-	assert_failure 1
-	jq -e '.cluster.valid == false and .cluster.nodes[0].valid and
-		.cluster.nodes[1].valid == false and
-		.cluster.nodes[1].first_failed_rank == 1' <<<"$output"
+	jq -e '.cluster.valid == false and .cluster.nodes[0].valid and .cluster.nodes[1].valid and
+		.cluster.nodes[2].valid == false and .cluster.nodes[2].first_failed_rank == 2 and
+		.cluster.nodes[2].rates_mbs.copy == null and
+		.cluster.aggregate.failed_nodes == ["nodeC"] and .cluster.aggregate.nodes == 2 and
+		([.cluster.outliers[].host] | index("nodeC") == null) and
+		.cluster.stream_aggregate.validated == false and
+		(.cluster.nodes[0:2] | all(.rates_mbs.copy > 0)) and
+		(.cluster.aggregate.rates_mbs.copy - (.cluster.nodes[0].rates_mbs.copy +
+			.cluster.nodes[1].rates_mbs.copy) | fabs) < 0.01 and
+		.cluster.spread.max.copy == ([.cluster.nodes[0:2][].rates_mbs.copy] | max)' \
+		"$BATS_TEST_TMPDIR/r.json"
+}
+
+@test "rank 0 prints stream_mpi.c's lines in its order; every consumer reads the aggregate, the JSON's stream_aggregate" {
+	local b k want got
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	run --separate-stderr timeout "$BOUND" "${launch[@]}" -np 2 "$b" -s 200000 -n 4 \
+		--json-file "$BATS_TEST_TMPDIR/r.json"
+	assert_success
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/out"
+	every_consumer_reads_one_rate "$BATS_TEST_TMPDIR/out" 1.8
+	# each masked line of stream_mpi.c's output appears, in order
+	stream_skeleton "$FIX/stream_mpi-1.8.txt" >"$BATS_TEST_TMPDIR/want"
+	stream_skeleton "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
+	awk 'NR == FNR { want[++n] = $0; next }
+		i < n && $0 == want[i + 1] { i++ }
+		END { if (i < n) { print "missing, in order: " want[i + 1]; exit 1 } }' \
+		"$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	assert_line 'Total Aggregate Array size = 400000 (elements)'
+	assert_line '   Array size per MPI rank = 200000 (elements)'
+	# what the parsers read is the JSON's figure, to the text's digits
+	for k in $KERNELS; do
+		got=$(pts_value "$k" <"$BATS_TEST_TMPDIR/out")
+		want=$(jq -r --arg k "$k" '.cluster.stream_aggregate.results[] | select(.kernel == $k) |
+			.best_mbs * 10 | round / 10' "$BATS_TEST_TMPDIR/r.json")
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !((a - b) ^ 2 < 0.0101) }' || {
+			echo "$k: text $got, JSON $want"
+			return 1
+		}
+	done
+	# the aggregate is all ranks' bytes over the slowest rank's time
+	jq -e '.cluster.stream_aggregate | .array_size == 400000 and
+		(.results[] | select(.kernel == "Copy") | .bytes == 6400000 and
+			.min_s <= .avg_s and .avg_s <= .max_s)' "$BATS_TEST_TMPDIR/r.json"
+	# membench's table names the kernels in lower case, below STREAM's
+	assert_line --regexp '^Node +Ranks +Threads +copy +scale +add +triad '
+}
+
+@test "ranks that disagree on their options are refused in one line naming the rank and the option, exit 2, no timeout waited" {
+	local b args
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	for args in "--kernels copy,scale|--kernels add,triad|--kernels 'add,triad', rank 0 'copy,scale'" \
+		"-s 100000|-s 60000|--size '60000', rank 0 '100000'" \
+		"-n 3|-n 4|--ntimes '4', rank 0 '3'"; do
+		IFS='|' read -r a0 a1 said <<<"$args"
+		# shellcheck disable=SC2086 # the options split into words
+		run --separate-stderr timeout 60 "${launch[@]}" -np 1 "$b" $TINY $a0 --cluster-timeout 600 \
+			: -np 1 "$b" $TINY $a1 --cluster-timeout 600
+		[ "$status" -eq 2 ] || { echo "$args: exit $status"; return 1; }
+		[ "$(grep -c '^bench: ' <<<"$stderr")" -eq 1 ]
+		grep -qF "bench: rank 1 runs $said: every rank must run the same options and build" <<<"$stderr"
+		refute_output --partial 'Function'
+	done
+}
+
+# N ranks as N nodes (BENCH_FAKE_HOST), tiny arrays, one thread each.
+many_nodes() {
+	local n="$1" hosts="" i b
+	for ((i = 1; i <= n; i++)); do hosts+="n$i,"; done
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	BENCH_FAKE_HOST=${hosts%,} run --separate-stderr timeout "$BOUND" "${launch[@]}" \
+		-np "$n" "$b" -s 20000 -n 3 --json-file "$BATS_TEST_TMPDIR/r.json"
+	assert_success
+	[ "$(grep -cE '^n[0-9]+ +1 +1 ' <<<"$output")" -eq "$n" ]
+	# every node in rank order, the sum, the spread and the outliers by
+	# the rule, recomputed from the nodes' own rates
+	jq -e --argjson n "$n" '.cluster as $c | $c.ranks == $n and $c.node_count == $n and
+		[$c.nodes[].host] == [range(1; $n + 1) | "n\(.)"] and $c.gather_s >= 0 and
+		$c.stream_aggregate.array_size == 20000 * $n and
+		(["copy", "scale", "add", "triad"] | all(. as $k |
+			([$c.nodes[].rates_mbs[$k]] | add) as $sum |
+			(($c.aggregate.rates_mbs[$k] - $sum) | fabs) < 1e-6 * $sum and
+			([$c.nodes[].rates_mbs[$k]] | sort | if length % 2 == 1 then .[(length - 1) / 2]
+				else (.[length / 2 - 1] + .[length / 2]) / 2 end) as $med |
+			(($c.spread.median[$k] - $med) | fabs) < 1e-6 * $med and
+			([$c.nodes[] | select((($med - .rates_mbs[$k]) * 100) > $c.outlier_pct * $med) | .host]) ==
+				[$c.outliers[] | select(any(.kernels[]; .kernel == $k)) | .host]))' \
+		"$BATS_TEST_TMPDIR/r.json"
+}
+
+@test "16 ranks as 16 nodes: every row, the sum, the median and the outliers by the rule" {
+	many_nodes 16
+}
+
+@test "64 ranks as 64 nodes: every row, the sum, the median and the outliers by the rule" {
+	many_nodes 64
 }
 
 @test "Open MPI: a failed validation on one rank (corrupt-test build) names its rank and host, exit 1" {
@@ -426,7 +529,7 @@ strip_mpi() {
 	run timeout "$BOUND" ./bench-mpi $TINY
 	assert_success
 	assert_line --partial 'Build flags: mpicc.mpich -O3'
-	assert_line 'Solution Validates on every rank'
+	assert_line 'validation passed on every rank'
 	# and a wrapper that cannot build MPI code is refused at configure
 	MATRIX_COMPILERS=gcc run "$MEMBENCH_ROOT/configure" --with-mpi MPICC=gcc
 	assert_failure

@@ -47,6 +47,7 @@ expected_tree() {
 		done
 		echo "644 usr/local/share/man/man1/membench.1"
 		echo "644 usr/local/libexec/membench/bench.c"
+		echo "644 usr/local/libexec/membench/release/bench.c.sha256"
 		source_files | grep -E '^(harness|matrix)/' | while read -r f; do
 			mode=644
 			[ ! -x "$MEMBENCH_ROOT/$f" ] || mode=755

@@ -129,7 +129,8 @@ job_wait() {
 	[ -d "$dir" ]
 	# one table from rank 0, in the job's output and in the directory
 	[ "$(grep -c '^Node  *Ranks' "$SL/job.out")" -eq 1 ]
-	grep -qx 'Solution Validates on every rank' "$dir/cluster.txt"
+	grep -qx 'validation passed on every rank' "$dir/cluster.txt"
+	grep -q '^Triad: ' "$dir/cluster.txt"
 	jq -e --arg h "$(hostname)" '.cluster.ranks == 2 and
 		[.cluster.nodes[].host] == [$h] and .cluster.valid' "$dir/cluster.json"
 	# built once, by the wrapper asked for, and that binary ran

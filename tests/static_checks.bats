@@ -14,11 +14,11 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 #   SC2015  `A && B || { echo why; return 1; }` is the failure idiom
 BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 
-@test "shellcheck: every script in harness/, matrix/, setup, .ci/run, tests/*.bash" {
+@test "shellcheck: every script in harness/, matrix/, release/, setup, .ci/run, tests/*.bash" {
 	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	local f scripts=()
-	for f in harness/* matrix/* setup .ci/run tests/*.bash; do
+	for f in harness/* matrix/* release/* setup .ci/run tests/*.bash; do
 		[ -f "$f" ] || continue
 		case "$f" in *.sh | *.bash) ;; *) head -n 1 "$f" | grep -q '^#!.*sh' || continue ;; esac
 		scripts+=("$f")

@@ -56,7 +56,7 @@ remanifest() {
 	assert_equal "$(grep -c '^cells/00[12]	\(standard\|tuned\|variant\)	' "$b/run-rules.txt")" 2
 	run "$VERIFY" "$t"
 	assert_success
-	assert_output --partial 'every sha256 and every table number agrees'
+	assert_equal "${lines[-1]}" "verify: $t: every number agrees with the raw outputs and the manifest; this does not prove the numbers were measured"
 	run "$VERIFY" "$b"
 	assert_success
 }
@@ -85,6 +85,16 @@ remanifest() {
 	assert_failure 1
 	assert_line --regexp '^verify: results/table.csv row 2 \(cell 002\): triad_mbs [0-9.]+ but the raw outputs give [0-9.]+$'
 	refute_line --partial 'copy_mbs'
+}
+
+@test "a deleted table.csv row of a cell with results fails verify, and is named" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	b=$(unpack "$(bundle "$(matrix_run)")")
+	sed -i '3d' "$b/results/table.csv"
+	remanifest "$b"
+	run "$VERIFY" "$b"
+	assert_failure 1
+	assert_line 'verify: results/table.csv: no row for cell 002, which has results'
 }
 
 @test "an edited table.md number, or raw text that disagrees with its JSON, fails" {
@@ -465,7 +475,18 @@ EOS
 	echo junk >"$BATS_TEST_TMPDIR/junk.tar.gz"
 	run "$VERIFY" "$BATS_TEST_TMPDIR/junk.tar.gz"
 	assert_failure 2
-	assert_output --partial 'is not a gzip tarball'
+	assert_output --partial 'is not a gzip file'
+}
+
+@test "a matrix cell that failed validation is refused, named, without --allow-failed" {
+	[ -n "$(matrix_run)" ] || skip "no matrix run"
+	cp -r "$(matrix_run)" "$BATS_TEST_TMPDIR/run"
+	j=$BATS_TEST_TMPDIR/run/cells/002/result.json
+	jq '.validation.ok = false' "$j" >"$j.new" && mv "$j.new" "$j"
+	run "$SUBMIT" --output "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/run"
+	assert_failure 2
+	assert_output "submission: $BATS_TEST_TMPDIR/run: cells/002 failed validation: not a result (--allow-failed packs it, marked FAILED)"
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name '*.tar.gz')" ]
 }
 
 @test "make submission RESULTS=DIR REDACT=1 calls harness/submission" {
