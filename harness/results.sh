@@ -275,6 +275,47 @@ results_records() {
 	esac
 }
 
+# results_runs DIR: the runs of a harness or matrix run directory without
+# reading their JSON, for a reader that checks each document itself (and
+# names what is wrong in its own words): one line a run, fields apart by
+# US (0x1f):
+#   name  json  group  run  exit_status  build_line  run_line  is_cell_dir
+# (json relative to DIR, empty where the run wrote none; group, run, exit
+# status and the lines only for a matrix; is_cell_dir 1 where the run's
+# files are the cell's own, not a run-K directory's).
+results_runs() {
+	local f n cell c info k rel rc b r
+	case "$(results_kind "$1")" in
+	harness)
+		for f in "$1"/step-*.json; do
+			n=${f##*/}
+			printf '%s\x1f%s\x1f\x1f\x1f\x1f\x1f\x1f\n' "${n%.json}" "$n"
+		done ;;
+	matrix)
+		for cell in "$1"/cells/*/; do
+			cell=${cell%/} c=${cell##*/}
+			info=$cell/cell.info
+			[ -f "$info" ] || continue
+			b=$(results_cell_info "$info" build_line) r=$(results_cell_info "$info" run_line)
+			b=${b//$'\x1f'/ } r=${r//$'\x1f'/ }
+			for ((k = 1; ; k++)); do
+				if [ "$k" = 1 ] && results_cell_info_has "$info" run_status; then
+					rc=$(results_cell_info "$info" run_status) rel=cells/$c
+				elif results_cell_info_has "$info" "run_${k}_status"; then
+					rc=$(results_cell_info "$info" "run_${k}_status") rel=cells/$c/run-$k
+				else
+					break
+				fi
+				f=''
+				[ ! -f "$1/$rel/result.json" ] || f=$rel/result.json
+				printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$rel" "$f" "$c" "$k" "${rc//$'\x1f'/ }" "$b" "$r" \
+					"$([ "$rel" = "cells/$c" ] && echo 1 || echo 0)"
+			done
+		done ;;
+	*) die "$1: not a harness or matrix run (no $RESULTS_RUN_FILES in it)" ;;
+	esac
+}
+
 # results_json_ok FILE: FILE parses as JSON, or die naming it.
 results_json_ok() { jq -e . "$1" >/dev/null 2>&1 || die "$1: not readable JSON"; }
 
@@ -282,7 +323,7 @@ results_load_harness() {
 	local f n
 	for f in "$1"/step-*.json; do
 		results_json_ok "$f"
-		jq -e '(.schema // "") == "membench-harness/1"' "$f" >/dev/null ||
+		jq -e '(.schema? // "") == "membench-harness/1"' "$f" >/dev/null 2>&1 ||
 			die "$f: not a harness step record (schema membench-harness/1)"
 		n=${f##*/}; n=${n%.json}
 		jq -c --arg n "$n" '{id: (.step | tostring | if length < 3 then ("00" + .)[-3:] else . end),
