@@ -39,6 +39,9 @@ PROG=${0##*/}
 # The one version string is bench's own; configure's is for tarball names.
 MEMBENCH_VERSION=$(sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$REPO_ROOT/bench.c" 2>/dev/null)
 MEMBENCH_VERSION=${MEMBENCH_VERSION:-unknown}
+# The results layout, its records and its statistics: one owner.
+# shellcheck source=harness/results.sh
+. "$HARNESS_DIR/results.sh"
 
 # ---------------------------------------------------------------- options
 OPT_GOVERNOR='' OPT_FREQ='' OPT_TURBO='' OPT_BIND='' OPT_NUMA='' OPT_THP=''
@@ -1045,8 +1048,23 @@ atomic_write() {
 	# A full disk or a read-only file system: one line, exit status 2.
 	if ! cat >"$tmp" 2>/dev/null || ! mv "$tmp" "$dest" 2>/dev/null; then
 		rm -f "$tmp" 2>/dev/null || true
-		die "cannot write $dest (disk full or read-only?)"
+		space_left "$(dirname "$dest")" || die "cannot write $dest: no space left on device"
+		die "cannot write $dest (read-only or not ours?)"
 	fi
+}
+
+# space_left DIR: a few bytes can still be written in DIR.  False on a
+# full file system (ENOSPC: the write fails, or comes up short).
+space_left() {
+	local probe
+	probe="$1/.probe.tmp.$$"
+	if printf 'membench write probe\n' >"$probe" 2>/dev/null; then
+		rm -f "$probe"
+		return 0
+	fi
+	rm -f "$probe" 2>/dev/null || true
+	[ -w "$1" ] || return 0 # not writable at all: read-only, not full
+	return 1
 }
 
 # host_name: the short host name results are filed under.
@@ -1169,117 +1187,6 @@ progress_step() { # I WHAT [UNIT]: step (or UNIT) I of PROGRESS_N begins
 }
 
 progress_done() { PROGRESS_W_DONE=$((PROGRESS_W_DONE + $1)); }
-
-# ------------------------------------------------------- statistics
-# median: the median of the numbers on stdin ("-" lines ignored).
-median() {
-	grep -v '^-$' | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "-";
-		      else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# noise_rows: "faster", "slower" or "within noise" for every item, by one
-# stated rule (harness/compare's --help and docs/harness.md give it).
-# harness/compare and run-matrix's baseline columns both use it.  Reads
-# sample lines on stdin, tab-separated:
-#   side(A|B)  group-key  group-label  item  kind(bw|lat)  run  value  low  high
-# (low..high: the run's own band, used when a side has a single run) and
-# prints one line per item found on both sides:
-#   row  group  item  kind  a_median  b_median  change_pct  a_n  b_n
-#        a_spread_pct  b_spread_pct  test  p  verdict
-# and "only  A|B  group  item" for an item found on one side.
-noise_rows() {
-	awk -v alpha=0.05 -v min_runs=4 '
-function median(s, k,   n, i, j, t, a) {
-	n = cnt[s, k]
-	for (i = 1; i <= n; i++) a[i] = val[s, k, i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-# spread: max/min - 1 over the runs, or over the one run band.
-function spread(s, k,   n, i, mn, mx) {
-	n = cnt[s, k]
-	if (n == 1) { mn = lo[s, k, 1]; mx = hi[s, k, 1] }
-	else for (i = 1; i <= n; i++) {
-		if (i == 1 || val[s, k, i] < mn) mn = val[s, k, i]
-		if (i == 1 || val[s, k, i] > mx) mx = val[s, k, i]
-	}
-	return mn > 0 ? mx / mn - 1 : 0
-}
-# ustat(k): Mann-Whitney U of B over A (pairs where B is larger, ties 1/2).
-function ustat(k,   i, j, u) {
-	u = 0
-	for (i = 1; i <= cnt["A", k]; i++) for (j = 1; j <= cnt["B", k]; j++)
-		u += val["B", k, j] > val["A", k, i] ? 1 : (val["B", k, j] == val["A", k, i] ? 0.5 : 0)
-	return u
-}
-# mw_p(m, n, u): two-sided p of U = u.  Exact: the counts of U are the
-# coefficients of the Gaussian binomial [m+n choose m]_q, built as
-# prod (1 - q^(n+i)) / (1 - q^i).  Ties round towards the middle.
-function mw_p(m, n, u,   N, c, i, k, d, tot, pl, pg, z, t, p) {
-	N = m * n
-	if (N > 40000) {
-		z = (abs(u - N / 2) - 0.5) / sqrt(N * (m + n + 1) / 12)
-		if (z < 0) return 1
-		t = 1 / (1 + 0.3275911 * z / sqrt(2))    # erfc, Abramowitz-Stegun 7.1.26
-		p = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * exp(-z * z / 2)
-		return p > 1 ? 1 : p
-	}
-	for (k = 0; k <= N; k++) c[k] = 0
-	c[0] = 1
-	for (i = 1; i <= m; i++) {
-		d = n + i
-		for (k = N; k >= d; k--) c[k] -= c[k - d]
-		for (k = i; k <= N; k++) c[k] += c[k - i]
-	}
-	tot = pl = pg = 0
-	for (k = 0; k <= N; k++) {
-		tot += c[k]
-		if (k <= u + 0.5) pl += c[k]
-		if (k >= u - 0.5) pg += c[k]
-	}
-	p = 2 * (pl < pg ? pl : pg) / tot
-	return p > 1 ? 1 : p
-}
-function abs(x) { return x < 0 ? -x : x }
-BEGIN { FS = OFS = "\t"; OFMT = "%.10g" }
-{
-	k = $2 SUBSEP $4
-	if (!((k) in kind)) { order[++nk] = k; kind[k] = $5; grp[k] = $3; item[k] = $4 }
-	c = ++cnt[$1, k]
-	val[$1, k, c] = $7 + 0
-	lo[$1, k, c] = ($8 + 0 < $7 + 0) ? $8 + 0 : $7 + 0
-	hi[$1, k, c] = ($9 + 0 > $7 + 0) ? $9 + 0 : $7 + 0
-}
-END {
-	for (o = 1; o <= nk; o++) {
-		k = order[o]
-		if (!cnt["A", k] || !cnt["B", k]) {
-			print "only", (cnt["A", k] ? "A" : "B"), grp[k], item[k]
-			continue
-		}
-		ma = median("A", k); mb = median("B", k)
-		change = ma != 0 ? (mb - ma) / ma * 100 : 0
-		sa = spread("A", k) * 100; sb = spread("B", k) * 100
-		up = 0; p = ""
-		if (cnt["A", k] >= min_runs && cnt["B", k] >= min_runs) {
-			test = "mann-whitney"
-			u = ustat(k)
-			p = mw_p(cnt["A", k], cnt["B", k], u)
-			noise = p >= alpha
-			up = u > cnt["A", k] * cnt["B", k] / 2
-		} else {
-			test = "spread"
-			noise = abs(change) <= (sa > sb ? sa : sb)
-			up = change > 0
-		}
-		# More bandwidth is faster; more latency is slower.
-		verdict = noise ? "within noise" : ((up == (kind[k] == "bw")) ? "faster" : "slower")
-		print "row", grp[k], item[k], kind[k], ma, mb, change, cnt["A", k], cnt["B", k], sa, sb, test, p, verdict
-	}
-}'
-}
 
 # ------------------------------------------------------- session
 STEP_PID=''
@@ -1429,6 +1336,12 @@ step_run() {
 	wait "$STEP_PID" || rc=$?
 	STEP_PID=''
 	progress_done "$weight"
+	# A full results file system cuts bench's output short, and bench
+	# then fails for want of room, not of memory bandwidth: say so, keep
+	# none of the step's files (on_exit removes the temporaries), exit 2.
+	if ! space_left "$RESULTS_DIR" || grep -qs 'No space left on device' "$err"; then
+		die "cannot write $RESULTS_DIR/step-$num.raw: no space left on device (step $STEP's results are not kept)"
+	fi
 	status=ok
 	case "$rc" in
 	0) ;;

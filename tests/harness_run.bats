@@ -318,3 +318,29 @@ printf "Memory Device\n\tSize: No Module Installed\n"'
 	grep -q '"cflags": "fakecc -O3 -fopenmp"' "$p"
 	grep -q -- '--bind spread --thp always -- -s 1000' "$p"
 }
+
+# A results file system that fills up during a step: a 64 KiB tmpfs, filled
+# by a bench wrapper just before the fake bench prints.  Needs root and
+# mount; skips plainly where mounting is not permitted.
+unmount_full() { [ -z "${FULL_FS:-}" ] || ! mountpoint -q "$FULL_FS" || umount "$FULL_FS"; }
+teardown() { unmount_full; }
+
+@test "a full results file system: the step writer says no space left on device, exits non-zero and keeps no half-written step" {
+	FULL_FS=$BATS_TEST_TMPDIR/full
+	mkdir "$FULL_FS"
+	mount -t tmpfs -o size=64k membench-test "$FULL_FS" 2>/dev/null || { FULL_FS=''; skip "cannot mount a tmpfs here (not root, or not permitted)"; }
+	cat >"$BATS_TEST_TMPDIR/filling-bench" <<EOF2
+#!/bin/bash
+case "\${1:-}" in stream) head -c 1048576 /dev/zero >"$FULL_FS/filler" 2>/dev/null || true ;; esac
+exec "$BATS_TEST_TMPDIR/bench" "\$@"
+EOF2
+	chmod +x "$BATS_TEST_TMPDIR/filling-bench"
+	MEMBENCH_RESULTS=$FULL_FS/results MEMBENCH_BENCH=$BATS_TEST_TMPDIR/filling-bench run "$RUN" --label full -- -s 1000
+	assert_failure 2
+	assert_output --partial 'step-001.raw: no space left on device'
+	refute_output --partial 'see step-001.stderr'
+	d=$(find "$FULL_FS/results" -mindepth 2 -maxdepth 2 -type d | head -n1)
+	[ -n "$d" ]
+	run find "$d" -name 'step-*' -o -name '.*tmp*'
+	assert_output ''
+}

@@ -217,3 +217,39 @@ print(rows[int(sys.argv[3]) - 1][sys.argv[2]])' "$1/table.csv" "$2" "$3"
 	run make -n -C "$ROOT" matrix
 	refute_output --partial -- '--baseline'
 }
+
+@test "a -D value with a '#' in it: one cell.info reader, so run-matrix's tables, report, compare and submission all read it whole" {
+	fake_gcc
+	fake_result a 1 1000 1000 1000 1000
+	fake_result b 1 900 900 900 900
+	m=$(write_matrix hash 'gcc | -O2 | FAKE=a ; FAKE=b | plain | 1')
+	MATRIX_CFLAGS_gcc='-DTAG=a#b' tiny_matrix "$m"
+	assert_success
+	dir=$(results_dir)
+	want='-DTAG=a#b'
+	# the library itself, then each consumer
+	run bash -c '. "$1/harness/lib.sh"; results_cell_info "$2/cells/001/cell.info" build_line' _ "$MEMBENCH_ROOT" "$dir"
+	assert_output --partial "$want -DSTREAM_ARRAY_SIZE"
+	assert_regex "$(table_row "$dir" 1)" "$want"
+	assert_equal "$(csv_field "$dir" build_line 1)" "$output"
+	# the tables are report's: made again from the directory alone, byte for byte
+	mkdir "$BATS_TEST_TMPDIR/again"
+	run "$MEMBENCH_ROOT/harness/report" --matrix-table -o "$BATS_TEST_TMPDIR/again" "$dir"
+	assert_success
+	cmp "$dir/table.md" "$BATS_TEST_TMPDIR/again/table.md"
+	cmp "$dir/table.csv" "$BATS_TEST_TMPDIR/again/table.csv"
+	run "$MEMBENCH_ROOT/harness/report" --format csv --no-plots -o "$BATS_TEST_TMPDIR/rep" "$dir"
+	assert_success
+	grep -qF -- "$want -DSTREAM_ARRAY_SIZE" "$BATS_TEST_TMPDIR/rep/report-bandwidth.csv"
+	# compare rules on median_mbs, which the planted results lack
+	for f in "$dir"/cells/*/result.json; do
+		jq '.results[] |= (.median_mbs = .best_mbs)' "$f" >"$f.new" && mv "$f.new" "$f"
+	done
+	run "$MEMBENCH_ROOT/harness/compare" "$dir" "$dir"
+	assert_success
+	assert_output --partial "$want -DSTREAM_ARRAY_SIZE"
+	mkdir "$BATS_TEST_TMPDIR/out"
+	run --separate-stderr "$MEMBENCH_ROOT/harness/submission" --output "$BATS_TEST_TMPDIR/out" "$dir"
+	assert_success
+	tar -xzOf "$output" --wildcards '*/build-lines.txt' | grep -qF -- "$want -DSTREAM_ARRAY_SIZE"
+}

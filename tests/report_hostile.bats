@@ -274,3 +274,39 @@ fail_step() {
 	run find "$BAD" -name 'plot-*'
 	assert_output ''
 }
+
+@test "CSV: text starting with = + - @ gets a leading quote, numbers (negative ones too) stay numbers; report.md code spans hold backquotes" {
+	f=$SIZE/step-001.json
+	jq '.status = "=1+2" | .params["@SUM(A1)"] = "+cmd|calc" | .params.neg = "-2+3"
+		| .bench.results[0].best_mbs = -5 | .bench.build.cflags = "cc `id` -O2"
+		| .bench.command = ["./bench", "``x", "`"]' "$f" >"$BATS_TEST_TMPDIR/f.json"
+	mv "$BATS_TEST_TMPDIR/f.json" "$f"
+	for s in "$SIZE"/step-*.json; do
+		jq '.bench.command = ["./bench", "``x", "`"] | .bench.build.cflags = "cc `id` -O2"' "$s" >"$BATS_TEST_TMPDIR/f.json"
+		mv "$BATS_TEST_TMPDIR/f.json" "$s"
+	done
+	run "$REPORT" --format md,csv "$SIZE"
+	assert_success
+	# every field of every CSV: no formula; the -5 is still the number -5
+	python3 - "$SIZE" <<'EOF2'
+import csv, glob, re, sys
+num = re.compile(r'^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$')
+seen = {"'=1+2", "'+cmd|calc", "'-2+3", "'@SUM(A1)"}
+found = set()
+neg = False
+for name in glob.glob(sys.argv[1] + "/report-*.csv"):
+    rows = list(csv.reader(open(name, newline="")))
+    for row in rows:
+        for c in row:
+            assert not (c[:1] in "=+-@" and c and not num.match(c)), (name, c)
+            found.add(c)
+    if name.endswith("report-bandwidth.csv"):
+        col = rows[0].index("Copy MB/s")
+        neg = any(r[col] == "-5" for r in rows[1:])
+assert seen <= found, seen - found
+assert neg, "the negative rate is not the number -5"
+EOF2
+	# the build line and the command as code spans they cannot leave
+	grep -qF -- '``cc `id` -O2``' "$SIZE/report.md"
+	grep -qF -- 'bench command: ``` ./bench ``x ` ```' "$SIZE/report.md"
+}

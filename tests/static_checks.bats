@@ -43,3 +43,19 @@ BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 	assert_success
 	assert_output ""
 }
+
+@test "report, compare, verify and submission name no file of the results layout: harness/results.sh owns it" {
+	cd "$MEMBENCH_ROOT"
+	run grep -nE 'cells/|cells\\/|step-|cell\.info' harness/report harness/compare harness/verify harness/submission
+	assert_output ''
+	assert_failure 1 # grep: no line matched (2 would be an error)
+}
+
+@test "one median: defined once, in harness/results.sh (shell, awk and jq alike)" {
+	cd "$MEMBENCH_ROOT"
+	# a shell or jq definition named for it, or the middle element of a
+	# sorted list (awk's a[(n + 1) / 2], jq's .[(length - 1) / 2])
+	run grep -rlE 'def +median|median[a-z_]* *\(\) *\{|[+-] 1\) / 2\]' harness matrix setup
+	assert_success
+	assert_output harness/results.sh
+}
