@@ -4,6 +4,8 @@
 # stream_mpi.c and bench-mpi; a rule that reads the original but not
 # membench is a compatibility bug.
 
+# the stored outputs of the real tools, for the files that load this one
+# shellcheck disable=SC2034
 FIX="$MEMBENCH_ROOT/tests/fixtures/consumers"
 KERNELS="Copy Scale Add Triad"
 

@@ -114,7 +114,12 @@ png_ok() {
 	end=$(( $(printf '%s' "${hdr#*:}" | awk '{ print index($0, "Triad MB/s") + length("Triad MB/s") - 1 }') ))
 	v=$(printf '%.1f' "$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$THREADS/step-002.json")")
 	row=$(grep -E '^002 ' "$THREADS/report.txt")
-	[ "$(printf '%s' "$row" | awk -v v="$v" '{ print index($0, v) + length(v) - 1 }')" = "$end" ]
+	# the value ends at that column, a word of its own (another column
+	# may hold the same digits, so it is not searched for)
+	printf '%s' "$row" | awk -v v="$v" -v e="$end" '{
+		s = e - length(v) + 1
+		exit !(substr($0, s, length(v)) == v && (s == 1 || substr($0, s - 1, 1) == " "))
+	}' || { echo "Triad $v does not end at column $end: $row"; return 1; }
 	run "$REPORT" --format csv "$TINY"
 	assert_success
 	diff <(csv_col 'Copy MB/s' "$TINY/report-bandwidth.csv") \
