@@ -601,6 +601,23 @@ static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
 #endif
 #define HAVE_ISA_DISPATCH (HAVE_X86_DISPATCH || HAVE_SVE_DISPATCH)
 
+/* Dispatch: the levels above generic this build may run, one line each:
+ * the level, whether this CPU has it, the function that runs its kernels
+ * (section 10) and its vector width in bits (SVE's is the CPU's).
+ * Detection here, dispatch and the reported widths all read this table;
+ * a new level is a line here, a name in isa_names[] and its kernels. */
+#if HAVE_X86_DISPATCH
+#define ISA_TABLE(X)                                                        \
+	X(ISA_SSE2, __builtin_cpu_supports("sse2"), kernels_sse2, 128)       \
+	X(ISA_AVX2, __builtin_cpu_supports("avx2"), kernels_avx2, 256)       \
+	X(ISA_AVX512, __builtin_cpu_supports("avx512f"), kernels_avx512, 512)
+#elif HAVE_SVE_DISPATCH
+#define ISA_TABLE(X)                                                        \
+	X(ISA_SVE, getauxval(AT_HWCAP) & HWCAP_SVE, kernels_sve, sve_bits())
+#else
+#define ISA_TABLE(X)
+#endif
+
 /* Whether this CPU may run a level's instructions: generic always; the
  * others only where this build can dispatch and the CPU has them.
  * MEMBENCH_CPU_LACKS (a comma list of levels) hides levels, so tests can
@@ -617,22 +634,17 @@ static int isa_supported(int level)
 		    (p[len] == ',' || p[len] == '\0'))
 			return 0;
 	}
+#endif
 #if HAVE_X86_DISPATCH
 	__builtin_cpu_init();
+#endif
 	switch (level) {
 	case ISA_GENERIC: return 1;
-	case ISA_SSE2: return __builtin_cpu_supports("sse2") != 0;
-	case ISA_AVX2: return __builtin_cpu_supports("avx2") != 0;
-	case ISA_AVX512: return __builtin_cpu_supports("avx512f") != 0;
+#define ISA_DETECT(level, detect, kernels, bits)                            \
+	case level: return (detect) != 0;
+	ISA_TABLE(ISA_DETECT)
 	default: return 0;
 	}
-#else
-	return level == ISA_GENERIC ||
-	       (level == ISA_SVE && (getauxval(AT_HWCAP) & HWCAP_SVE) != 0);
-#endif
-#else
-	return level == ISA_GENERIC;
-#endif
 }
 
 /* The widest level this CPU may run, at most cap. */
@@ -3828,18 +3840,12 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 		memcpy(ar->c + lo, ar->a + lo, (hi - lo) * sizeof(elem_t));
 		return 0.0;
 	}
-#if HAVE_X86_DISPATCH
-	switch (m.isa) {
-	case ISA_SSE2: return kernels_sse2(k, ar, q, lo, hi, nt);
-	case ISA_AVX2: return kernels_avx2(k, ar, q, lo, hi, nt);
-	case ISA_AVX512: return kernels_avx512(k, ar, q, lo, hi, nt);
+	switch (m.isa) { /* the dispatch table, section 2 */
+#define ISA_CALL(level, detect, kernels, bits)                              \
+	case level: return kernels(k, ar, q, lo, hi, nt);
+	ISA_TABLE(ISA_CALL)
 	default: break;
 	}
-#endif
-#if HAVE_SVE_DISPATCH
-	if (m.isa == ISA_SVE)
-		return kernels_sve(k, ar, q, lo, hi, nt);
-#endif
 	switch (k) {
 #define K_CALL(id, name, disp, label, kind, dst, words, flops, f)           \
 	case K_##id: return k_##name(ar->a, ar->b, ar->c, q, lo, hi, nt);
@@ -3854,12 +3860,9 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 static int isa_vector_bits(int level)
 {
 	switch (level) {
-	case ISA_SSE2: return 128;
-	case ISA_AVX2: return 256;
-	case ISA_AVX512: return 512;
-#if HAVE_SVE_DISPATCH
-	case ISA_SVE: return isa_supported(ISA_SVE) ? sve_bits() : 0;
-#endif
+#define ISA_BITS(level, detect, kernels, bits)                              \
+	case level: return isa_supported(level) ? (bits) : 0;
+	ISA_TABLE(ISA_BITS)
 	default: return 0;
 	}
 }
@@ -4964,8 +4967,8 @@ static void corrupt_for_test(struct stream_run *r, unsigned kernels)
 }
 #endif
 
-/* One timed repetition's time and, for Read, its sum, as the stream loop
- * and the cluster loop both record them.  A warm-up test build
+/* One timed repetition's time and, for a SUM kernel, its sum, as the
+ * timed loop (stream_repetitions) records them in plain and cluster runs.  A warm-up test build
  * (BENCH_WARMUP_TEST=S) records repetition 0 as S seconds, or 1/S for
  * every other kernel, so a statistic that counts it shows. */
 static void record_rep(struct stream_run *r, enum kernel_id k,
@@ -4980,36 +4983,70 @@ static void record_rep(struct stream_run *r, enum kernel_id k,
 		SUM_AT(r, k, rep) = sum;
 }
 
-/* The timed repetitions, then the statistics, validation and (for the
- * primary run, not --best's) the warnings they raise. */
-static void stream_measure(const struct options *o, struct stream_run *r,
-			   int primary)
+/* A hook the timed loop calls before each kernel's pass, with its
+ * context: the cluster layer's barrier (section 21).  A plain run has
+ * none. */
+typedef void (*pass_hook)(void *ctx, int kernel, unsigned long long rep);
+
+/* The timed repetitions, the one loop of the plain and the cluster runs:
+ * each selected kernel in turn, ntimes over, each pass recorded. */
+static void stream_repetitions(const struct options *o, struct stream_run *r,
+			       pass_hook before, void *ctx)
 {
-	unsigned long long k, rep;
+	unsigned long long rep;
 	elem_t q = 3.0;
-	int i;
+	int k;
 	for (rep = 0; rep < r->ntimes; rep++)
 		for (k = 0; k < NKERNELS; k++)
 			if (o->kernels & (1u << k)) {
 				double sum = 0.0, t;
+				if (before)
+					before(ctx, k, rep);
 				t = run_kernel((enum kernel_id)k, &r->ar, q,
 					       r->how[k], &sum);
 				record_rep(r, (enum kernel_id)k, rep, t, sum);
 			}
+}
+
+/* After the repetitions, in the plain and the cluster runs: where each
+ * thread ended, the corrupt-test build's damage (where corrupt says:
+ * the cluster breaks one rank), the statistics and validation. */
+static void stream_conclude(const struct options *o, struct stream_run *r,
+			    int corrupt)
+{
 	record_end_cpus();
 #if BENCH_CORRUPT_TEST
-	corrupt_for_test(r, o->kernels);
+	if (corrupt)
+		corrupt_for_test(r, o->kernels);
 #endif
+	(void)corrupt;
 	stream_stats(r, o->kernels);
 	validate(r, o->kernels);
-	stream_run_rules(o, r);
-	if (!primary)
-		return;
+}
+
+/* The warning of every kernel whose best time is under 20 clock ticks. */
+static void warn_few_ticks(const struct options *o, const struct stream_run *r)
+{
+	int k;
 	for (k = 0; k < NKERNELS; k++)
 		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick)
 			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
 			     "increase --size", kernel_defs[k].name, r->min_t[k],
 			     r->tick);
+}
+
+/* The timed repetitions, then the statistics, validation and (for the
+ * primary run, not --best's) the warnings they raise. */
+static void stream_measure(const struct options *o, struct stream_run *r,
+			   int primary)
+{
+	int i;
+	stream_repetitions(o, r, NULL, NULL);
+	stream_conclude(o, r, 1);
+	stream_run_rules(o, r);
+	if (!primary)
+		return;
+	warn_few_ticks(o, r);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
@@ -7574,24 +7611,20 @@ static void cluster_options(struct options *o)
 		out.text = 0; /* and no JSON: rank 0 writes the one document */
 }
 
-/* The timed repetitions on the ranks of c, a barrier before each
- * kernel, as STREAM's MPI version does. */
+/* The timed loop's hook: a barrier on the ranks of *ctx (an MPI_Comm)
+ * before each kernel's pass, as STREAM's MPI version does. */
+static void cluster_before_pass(void *ctx, int kernel, unsigned long long rep)
+{
+	cluster_barrier(*(MPI_Comm *)ctx, "the barrier before", kernel,
+			(long long)rep);
+}
+
+/* The timed repetitions on the ranks of c: stream's loop, with the
+ * barrier as its hook. */
 static void cluster_repetitions(const struct options *o, struct stream_run *r,
 				MPI_Comm c)
 {
-	unsigned long long rep;
-	elem_t q = 3.0;
-	int k;
-	for (rep = 0; rep < r->ntimes; rep++)
-		for (k = 0; k < NKERNELS; k++)
-			if (o->kernels & (1u << k)) {
-				double sum = 0.0, t;
-				cluster_barrier(c, "the barrier before", k,
-						(long long)rep);
-				t = run_kernel((enum kernel_id)k, &r->ar, q,
-					       r->how[k], &sum);
-				record_rep(r, (enum kernel_id)k, rep, t, sum);
-			}
+	stream_repetitions(o, r, cluster_before_pass, &c);
 	cluster_barrier(c, "the barrier after the last repetition", -1, 0);
 }
 
@@ -7610,21 +7643,11 @@ static void cluster_measure(const struct options *o, struct stream_run *r)
 					"node's turn (sequential)", -1, 0);
 		}
 	}
-	record_end_cpus();
-#if BENCH_CORRUPT_TEST
 	/* the corrupt-test build breaks the last rank only, so the report
 	 * must find and name it */
-	if (cl.rank == cl.size - 1)
-		corrupt_for_test(r, o->kernels);
-#endif
-	stream_stats(r, o->kernels);
-	validate(r, o->kernels);
+	stream_conclude(o, r, cl.rank == cl.size - 1);
 	/* the single-node run's warnings about what makes a figure weak */
-	for (j = 0; j < NKERNELS; j++)
-		if ((o->kernels & (1u << j)) && r->min_t[j] < 20 * r->tick)
-			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
-			     "increase --size", kernel_defs[j].name, r->min_t[j],
-			     r->tick);
+	warn_few_ticks(o, r);
 	if (r->plan.rule_elems && r->n < r->plan.rule_elems)
 		warn("each rank's arrays (%llu elements) are smaller than %dx the "
 		     "reported last-level cache; --size %llu or more follows "
