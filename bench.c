@@ -157,13 +157,14 @@
 /* Test-only: damage done after the timed repetitions, which validation
  * must find: 1 doubles one element of a[] (plus one); 2 moves one element
  * of a[] by a relative 1e-6; 3 moves Read's total of the last repetition
- * by a relative 1e-6. */
+ * by a relative 1e-6, 4 Dot's; 5 takes back Nstream's last update of one
+ * element of a[] (when Nstream ran). */
 #ifndef BENCH_CORRUPT_TEST
 #define BENCH_CORRUPT_TEST 0
 #endif
 /* Test-only: S > 0 records every kernel's first repetition (the warm-up,
- * which the statistics leave out) as S seconds for Copy, Add and Read and
- * 1/S for Scale, Triad and Write, so a statistic that counted it would be
+ * which the statistics leave out) as S seconds for Copy, Add, Read and
+ * Dot and 1/S for Scale, Triad, Write and Nstream, so a statistic that counted it would be
  * far off whichever way it looks. */
 #ifndef BENCH_WARMUP_TEST
 #define BENCH_WARMUP_TEST 0
@@ -600,6 +601,23 @@ static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
 #endif
 #define HAVE_ISA_DISPATCH (HAVE_X86_DISPATCH || HAVE_SVE_DISPATCH)
 
+/* Dispatch: the levels above generic this build may run, one line each:
+ * the level, whether this CPU has it, the function that runs its kernels
+ * (section 10) and its vector width in bits (SVE's is the CPU's).
+ * Detection here, dispatch and the reported widths all read this table;
+ * a new level is a line here, a name in isa_names[] and its kernels. */
+#if HAVE_X86_DISPATCH
+#define ISA_TABLE(X)                                                        \
+	X(ISA_SSE2, __builtin_cpu_supports("sse2"), kernels_sse2, 128)       \
+	X(ISA_AVX2, __builtin_cpu_supports("avx2"), kernels_avx2, 256)       \
+	X(ISA_AVX512, __builtin_cpu_supports("avx512f"), kernels_avx512, 512)
+#elif HAVE_SVE_DISPATCH
+#define ISA_TABLE(X)                                                        \
+	X(ISA_SVE, getauxval(AT_HWCAP) & HWCAP_SVE, kernels_sve, sve_bits())
+#else
+#define ISA_TABLE(X)
+#endif
+
 /* Whether this CPU may run a level's instructions: generic always; the
  * others only where this build can dispatch and the CPU has them.
  * MEMBENCH_CPU_LACKS (a comma list of levels) hides levels, so tests can
@@ -616,22 +634,17 @@ static int isa_supported(int level)
 		    (p[len] == ',' || p[len] == '\0'))
 			return 0;
 	}
+#endif
 #if HAVE_X86_DISPATCH
 	__builtin_cpu_init();
+#endif
 	switch (level) {
 	case ISA_GENERIC: return 1;
-	case ISA_SSE2: return __builtin_cpu_supports("sse2") != 0;
-	case ISA_AVX2: return __builtin_cpu_supports("avx2") != 0;
-	case ISA_AVX512: return __builtin_cpu_supports("avx512f") != 0;
+#define ISA_DETECT(level, detect, kernels, bits)                            \
+	case level: return (detect) != 0;
+	ISA_TABLE(ISA_DETECT)
 	default: return 0;
 	}
-#else
-	return level == ISA_GENERIC ||
-	       (level == ISA_SVE && (getauxval(AT_HWCAP) & HWCAP_SVE) != 0);
-#endif
-#else
-	return level == ISA_GENERIC;
-#endif
 }
 
 /* The widest level this CPU may run, at most cap. */
@@ -867,10 +880,30 @@ static void format_bytes(char *buf, size_t len, unsigned long long b)
  * from the knobs and nowhere else.
  * ====================================================================== */
 
-/* The kernels' table: names, STREAM row labels, bytes and flops per
- * element.  The kernels, the report and the JSON all read it; nothing
- * else knows how much memory a kernel moves. */
-enum kernel_id { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_READ, K_WRITE, NKERNELS };
+/* The kernels' table, one line per kernel and in the order they run:
+ * its id, its name (for --kernels and JSON), its name in results, its
+ * row label (padded as STREAM pads its own), what it does (STORE: the
+ * array dst gets the formula at every index; SUM: the formula summed
+ * over the indices, in double), array elements moved and flops per
+ * index, and the formula.  A formula is written in KLD(x), array x's
+ * element, KQ, the scalar, KADD and KMUL; section 10 generates from it
+ * the plain, streaming and per-ISA bodies, and section 11 validation's
+ * replay.  Nothing else knows what a kernel computes or moves. */
+#define KERNEL_TABLE(X)                                                     \
+	X(COPY, copy, Copy, "Copy:      ", STORE, c, 2, 0, KLD(a))          \
+	X(SCALE, scale, Scale, "Scale:     ", STORE, b, 2, 1, KMUL(KQ, KLD(c))) \
+	X(ADD, add, Add, "Add:       ", STORE, c, 3, 1, KADD(KLD(a), KLD(b))) \
+	X(TRIAD, triad, Triad, "Triad:     ", STORE, a, 3, 2,                \
+	  KADD(KLD(b), KMUL(KQ, KLD(c))))                                   \
+	X(READ, read, Read, "Read:      ", SUM, s, 1, 1, KLD(a))            \
+	X(WRITE, write, Write, "Write:     ", STORE, c, 1, 0, KQ)             \
+	X(DOT, dot, Dot, "Dot:       ", SUM, s, 2, 2, KMUL(KLD(a), KLD(b)))  \
+	X(NSTREAM, nstream, Nstream, "Nstream:   ", STORE, a, 4, 3,         \
+	  KADD(KLD(a), KADD(KLD(b), KMUL(KQ, KLD(c)))))
+
+enum kernel_kind { KIND_STORE, KIND_SUM };
+#define KERNEL_ID(id, name, disp, label, kind, dst, words, flops, f) K_##id,
+enum kernel_id { KERNEL_TABLE(KERNEL_ID) NKERNELS };
 
 static const struct kernel_def {
 	const char *name;    /* for --kernels and JSON */
@@ -878,14 +911,16 @@ static const struct kernel_def {
 	const char *label;   /* STREAM's row label, padded as STREAM pads it */
 	int words;           /* array elements moved per index */
 	int flops;           /* floating-point operations per index */
+	int kind;            /* kernel_kind */
 } kernel_defs[NKERNELS] = {
-	{"copy", "Copy", "Copy:      ", 2, 0},    /* c = a */
-	{"scale", "Scale", "Scale:     ", 2, 1},  /* b = q*c */
-	{"add", "Add", "Add:       ", 3, 1},      /* c = a + b */
-	{"triad", "Triad", "Triad:     ", 3, 2},  /* a = b + q*c */
-	{"read", "Read", "Read:      ", 1, 1},    /* s += a */
-	{"write", "Write", "Write:     ", 1, 0},  /* c = q */
+#define KERNEL_DEF(id, name, disp, label, kind, dst, words, flops, f)       \
+	{#name, #disp, label, words, flops, KIND_##kind},
+	KERNEL_TABLE(KERNEL_DEF)
 };
+/* "copy,scale,...," for --help and the errors */
+#define KERNEL_NAME(id, name, disp, label, kind, dst, words, flops, f) #name ","
+#define KERNEL_NAMES KERNEL_TABLE(KERNEL_NAME)
+#define IS_SUM(k) (kernel_defs[k].kind == KIND_SUM)
 #define STREAM_KERNELS ((1u << K_COPY) | (1u << K_SCALE) | (1u << K_ADD) | \
 			(1u << K_TRIAD))
 
@@ -941,7 +976,7 @@ static const struct option_def option_defs[] = {
 	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
 	 ", latency " LAT_ALLOC ")"},
 	{O_KERNELS, 0, "kernels", "LIST", M_BW,
-	 "comma list of copy,scale,add,triad,read,write, or all"},
+	 "comma list of " KERNEL_NAMES " or all"},
 	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
 	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512|sve", M_BW,
@@ -1162,8 +1197,8 @@ static unsigned parse_kernels(const char *s)
 			if (strcmp(tok, kernel_defs[k].name) == 0)
 				break;
 		if (k == NKERNELS)
-			die("--kernels: unknown kernel '%s' (copy, scale, add, "
-			    "triad, read, write, all)", tok);
+			die("--kernels: unknown kernel '%s' (" KERNEL_NAMES
+			    "all)", tok);
 		mask |= 1u << k;
 	}
 	if (!mask)
@@ -3473,7 +3508,41 @@ static void phys_json(const char *key, const struct phys_report *pr,
  * finishes, and a fence orders the stores before the join.
  * ====================================================================== */
 
+/* A formula (the kernels' table, section 4) evaluates to three forms
+ * at once, and each body takes the one it needs: KS the scalar, KV the
+ * vector at the width VP names (V128, V256, V512, or VGEN, this build's
+ * own), KW SVE's.  Array x is x_ in every body; EL(x), its scalar
+ * element, is defined by each body; the vector forms read element j,
+ * SVE's under the predicate pg_, with qv_ holding q in every lane. */
+#define KS(s, v, w) s
+#define KV(s, v, w) v
+#define KW(s, v, w) w
+#define VOP(op) VOP_(VP, op)
+#define VOP_(p, op) VOP__(p, op)
+#define VOP__(p, op) p##_##op
+#define KLD(x) (EL(x), VOP(LOAD)(&x##_[j]), svld1(pg_, &x##_[j]))
+#define KQ (q, VOP(SET1)(q), qv_)
+#define KADD(x, y) ((KS x) + (KS y), VOP(ADD)(KV x, KV y),                 \
+		    svadd_x(pg_, KW x, KW y))
+#define KMUL(x, y) ((KS x) * (KS y), VOP(MUL)(KV x, KV y),                 \
+		    svmul_x(pg_, KW x, KW y))
+#define EL(x) x##_[j]
+
+/* Every kernel takes the three arrays and q, and returns its sum (0
+ * for STORE kernels); the parameters a kernel does not use are unused. */
+#define KERNEL_PARAMS                                                       \
+	elem_t *restrict a_, elem_t *restrict b_, elem_t *restrict c_,      \
+	elem_t q, size_t lo, size_t hi, int nt
+#define KERNEL_UNUSED                                                       \
+	do {                                                                \
+		(void)a_; (void)b_; (void)c_; (void)q; (void)nt;            \
+	} while (0)
+
 #if HAVE_VEC_NT
+#define VGEN_LOAD vload
+#define VGEN_SET1 vset1
+#define VGEN_ADD vadd
+#define VGEN_MUL vmul
 #define NT_STORE_LOOP(dst, j, lo, hi, sval, vval)                         \
 	do {                                                                \
 		for (j = (lo); j < (hi) && (uintptr_t)&(dst)[j] % VBYTES; j++) \
@@ -3491,105 +3560,64 @@ static void phys_json(const char *key, const struct phys_report *pr,
 			__builtin_nontemporal_store((sval), &(dst)[j]);     \
 		nt_fence();                                                 \
 	} while (0)
+#else /* never entered: nt is ignored where there are no streaming stores */
+#define NT_STORE_LOOP(dst, j, lo, hi, sval, vval)                         \
+	for (j = (lo); j < (hi); j++)                                       \
+		(dst)[j] = (sval)
 #endif
 
-static void k_copy(elem_t *restrict c, const elem_t *restrict a,
-		   size_t lo, size_t hi, int nt)
-{
-	size_t j;
-#if HAVE_NT
-	if (nt) {
-		NT_STORE_LOOP(c, j, lo, hi, a[j], vload(&a[j]));
-		return;
-	}
-#endif
-	(void)nt;
-	for (j = lo; j < hi; j++)
-		c[j] = a[j];
-}
+/* sum = the sum of sval over [lo, hi) in double: eight partial sums
+ * keep the adds independent, so the loop is limited by loads, not by
+ * the latency of one accumulator.  sval reads element j, which each
+ * lane steps on. */
+#define SUM_LOOP(j, lo, hi, sval, sum)                                    \
+	do {                                                                \
+		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
+		for (j = (lo); j + 8 <= (hi);) {                            \
+			s_[0] += (sval); j++;                               \
+			s_[1] += (sval); j++;                               \
+			s_[2] += (sval); j++;                               \
+			s_[3] += (sval); j++;                               \
+			s_[4] += (sval); j++;                               \
+			s_[5] += (sval); j++;                               \
+			s_[6] += (sval); j++;                               \
+			s_[7] += (sval); j++;                               \
+		}                                                           \
+		for (; j < (hi); j++)                                       \
+			s_[0] += (sval);                                    \
+		(sum) = ((s_[0] + s_[1]) + (s_[2] + s_[3])) +               \
+			((s_[4] + s_[5]) + (s_[6] + s_[7]));                \
+	} while (0)
 
-static void k_scale(elem_t *restrict b, const elem_t *restrict c, elem_t q,
-		    size_t lo, size_t hi, int nt)
-{
-	size_t j;
-#if HAVE_NT
-	if (nt) {
-		NT_STORE_LOOP(b, j, lo, hi, q * c[j], vmul(vset1(q), vload(&c[j])));
-		return;
+/* The plain kernels, k_copy ... k_nstream, in this build's own code:
+ * with nt set a STORE kernel writes with non-temporal stores. */
+#define VP VGEN
+#define K_FN_STORE(name, dst, f)                                            \
+	static double k_##name(KERNEL_PARAMS)                               \
+	{                                                                   \
+		size_t j;                                                   \
+		KERNEL_UNUSED;                                              \
+		if (HAVE_NT && nt) {                                        \
+			NT_STORE_LOOP(dst##_, j, lo, hi, KS f, KV f);       \
+			return 0.0;                                         \
+		}                                                           \
+		for (j = lo; j < hi; j++)                                   \
+			dst##_[j] = KS f;                                   \
+		return 0.0;                                                 \
 	}
-#endif
-	(void)nt;
-	for (j = lo; j < hi; j++)
-		b[j] = q * c[j];
-}
-
-static void k_add(elem_t *restrict c, const elem_t *restrict a,
-		  const elem_t *restrict b, size_t lo, size_t hi, int nt)
-{
-	size_t j;
-#if HAVE_NT
-	if (nt) {
-		NT_STORE_LOOP(c, j, lo, hi, a[j] + b[j],
-			      vadd(vload(&a[j]), vload(&b[j])));
-		return;
+#define K_FN_SUM(name, dst, f)                                              \
+	static double k_##name(KERNEL_PARAMS)                               \
+	{                                                                   \
+		size_t j;                                                   \
+		double sum;                                                 \
+		KERNEL_UNUSED;                                              \
+		SUM_LOOP(j, lo, hi, KS f, sum);                             \
+		return sum;                                                 \
 	}
-#endif
-	(void)nt;
-	for (j = lo; j < hi; j++)
-		c[j] = a[j] + b[j];
-}
-
-static void k_triad(elem_t *restrict a, const elem_t *restrict b,
-		    const elem_t *restrict c, elem_t q, size_t lo, size_t hi,
-		    int nt)
-{
-	size_t j;
-#if HAVE_NT
-	if (nt) {
-		NT_STORE_LOOP(a, j, lo, hi, b[j] + q * c[j],
-			      vadd(vload(&b[j]), vmul(vset1(q), vload(&c[j]))));
-		return;
-	}
-#endif
-	(void)nt;
-	for (j = lo; j < hi; j++)
-		a[j] = b[j] + q * c[j];
-}
-
-/* Read-only: eight partial sums keep the adds independent, so the loop
- * is limited by loads, not by the latency of one accumulator. */
-static double k_read(const elem_t *restrict a, size_t lo, size_t hi)
-{
-	double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-	size_t j;
-	for (j = lo; j + 8 <= hi; j += 8) {
-		s[0] += a[j];
-		s[1] += a[j + 1];
-		s[2] += a[j + 2];
-		s[3] += a[j + 3];
-		s[4] += a[j + 4];
-		s[5] += a[j + 5];
-		s[6] += a[j + 6];
-		s[7] += a[j + 7];
-	}
-	for (; j < hi; j++)
-		s[0] += a[j];
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
-
-static void k_write(elem_t *restrict c, elem_t q, size_t lo, size_t hi, int nt)
-{
-	size_t j;
-#if HAVE_NT
-	if (nt) {
-		NT_STORE_LOOP(c, j, lo, hi, q, vset1(q));
-		return;
-	}
-#endif
-	(void)nt;
-	for (j = lo; j < hi; j++)
-		c[j] = q;
-}
+#define K_FN(id, name, disp, label, kind, dst, words, flops, f)             \
+	K_FN_##kind(name, dst, f)
+KERNEL_TABLE(K_FN)
+#undef VP
 
 struct arrays {
 	elem_t *a, *b, *c;
@@ -3618,107 +3646,79 @@ static const char *method_name(struct method m, char *buf, size_t len)
 }
 
 #if HAVE_X86_DISPATCH
-/* Streaming stores at one vector width P (V128, V256 or V512): a head
+/* Streaming stores at the vector width VP (V128, V256 or V512): a head
  * loop reaches the width's alignment, the body streams whole vectors, a
  * tail loop finishes, and a fence orders the stores before the join. */
-#define ISA_NT_LOOP(P, dst, j, lo, hi, sval, vval)                        \
+#define ISA_NT_LOOP(dst, j, lo, hi, sval, vval)                           \
 	do {                                                                \
 		for (j = (lo); j < (hi) &&                                  \
-			       (uintptr_t)&(dst)[j] % (P##_N * sizeof(elem_t)); \
+			       (uintptr_t)&(dst)[j] % (VOP(N) * sizeof(elem_t)); \
 		     j++)                                                   \
 			(dst)[j] = (sval);                                  \
-		for (; j + P##_N <= (hi); j += P##_N)                       \
-			P##_STREAM(&(dst)[j], (vval));                      \
+		for (; j + VOP(N) <= (hi); j += VOP(N))                     \
+			VOP(STREAM)(&(dst)[j], (vval));                     \
 		for (; j < (hi); j++)                                       \
 			(dst)[j] = (sval);                                  \
 		_mm_sfence();                                               \
 	} while (0)
 
-/* Read as k_read does it, in the enclosing function's ISA: eight
- * partial sums in double, added to sum. */
-#define ISA_READ(a_, j, lo, hi, sum)                                      \
-	do {                                                                \
-		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
-		for (j = (lo); j + 8 <= (hi); j += 8) {                     \
-			s_[0] += (a_)[j];                                   \
-			s_[1] += (a_)[j + 1];                               \
-			s_[2] += (a_)[j + 2];                               \
-			s_[3] += (a_)[j + 3];                               \
-			s_[4] += (a_)[j + 4];                               \
-			s_[5] += (a_)[j + 5];                               \
-			s_[6] += (a_)[j + 6];                               \
-			s_[7] += (a_)[j + 7];                               \
-		}                                                           \
-		for (; j < (hi); j++)                                       \
-			s_[0] += (a_)[j];                                   \
-		(sum) += ((s_[0] + s_[1]) + (s_[2] + s_[3])) +              \
-			 ((s_[4] + s_[5]) + (s_[6] + s_[7]));               \
-	} while (0)
-
-/* Every kernel at width P, written once for kernels_sse2, _avx2 and
- * _avx512 below: streaming stores through P's intrinsics, plain stores
- * as the compiler's own loops for that function's ISA.  Read's total is
- * added to sum. */
-#define ISA_KERNELS(P, k, ar, q, lo, hi, nt, sum)                         \
-	do {                                                                \
-		elem_t *restrict a_ = (ar)->a, *restrict b_ = (ar)->b;      \
-		elem_t *restrict c_ = (ar)->c;                              \
-		size_t j;                                                   \
-		if ((nt) && (k) == K_COPY)                                  \
-			ISA_NT_LOOP(P, c_, j, lo, hi, a_[j], P##_LOAD(&a_[j])); \
-		else if ((nt) && (k) == K_SCALE)                            \
-			ISA_NT_LOOP(P, b_, j, lo, hi, (q) * c_[j],          \
-				    P##_MUL(P##_SET1(q), P##_LOAD(&c_[j]))); \
-		else if ((nt) && (k) == K_ADD)                              \
-			ISA_NT_LOOP(P, c_, j, lo, hi, a_[j] + b_[j],        \
-				    P##_ADD(P##_LOAD(&a_[j]), P##_LOAD(&b_[j]))); \
-		else if ((nt) && (k) == K_TRIAD)                            \
-			ISA_NT_LOOP(P, a_, j, lo, hi, b_[j] + (q) * c_[j],  \
-				    P##_ADD(P##_LOAD(&b_[j]),               \
-					    P##_MUL(P##_SET1(q), P##_LOAD(&c_[j])))); \
-		else if ((nt) && (k) == K_WRITE)                            \
-			ISA_NT_LOOP(P, c_, j, lo, hi, (q), P##_SET1(q));    \
-		else if ((k) == K_COPY)                                     \
-			for (j = (lo); j < (hi); j++)                       \
-				c_[j] = a_[j];                              \
-		else if ((k) == K_SCALE)                                    \
-			for (j = (lo); j < (hi); j++)                       \
-				b_[j] = (q) * c_[j];                        \
-		else if ((k) == K_ADD)                                      \
-			for (j = (lo); j < (hi); j++)                       \
-				c_[j] = a_[j] + b_[j];                      \
-		else if ((k) == K_TRIAD)                                    \
-			for (j = (lo); j < (hi); j++)                       \
-				a_[j] = b_[j] + (q) * c_[j];                \
-		else if ((k) == K_WRITE)                                    \
-			for (j = (lo); j < (hi); j++)                       \
-				c_[j] = (q);                                \
-		else if ((k) == K_READ)                                     \
-			ISA_READ(a_, j, lo, hi, sum);                       \
-	} while (0)
+/* Every kernel at width VP, written once for kernels_sse2, _avx2 and
+ * _avx512 below: streaming stores through VP's intrinsics, plain stores
+ * and sums as the compiler's own loops for that function's ISA.  A SUM
+ * kernel's total goes to sum. */
+#define ISA_NT(id, name, disp, label, kind, dst, words, flops, f)           \
+	ISA_NT_##kind(id, dst, f)
+#define ISA_NT_STORE(id, dst, f)                                            \
+	else if (nt && k == K_##id)                                         \
+		ISA_NT_LOOP(dst##_, j, lo, hi, KS f, KV f);
+#define ISA_NT_SUM(id, dst, f)
+#define ISA_PLAIN(id, name, disp, label, kind, dst, words, flops, f)        \
+	ISA_PLAIN_##kind(id, dst, f)
+#define ISA_PLAIN_STORE(id, dst, f)                                         \
+	else if (k == K_##id)                                               \
+		for (j = lo; j < hi; j++)                                   \
+			dst##_[j] = KS f;
+#define ISA_PLAIN_SUM(id, dst, f)
+#define ISA_SUM(id, name, disp, label, kind, dst, words, flops, f)          \
+	ISA_SUM_##kind(id, dst, f)
+#define ISA_SUM_STORE(id, dst, f)
+#define ISA_SUM_SUM(id, dst, f)                                             \
+	else if (k == K_##id)                                               \
+		SUM_LOOP(j, lo, hi, KS f, sum);
+#define ISA_KERNELS                                                         \
+	double sum = 0.0;                                                   \
+	elem_t *restrict a_ = ar->a, *restrict b_ = ar->b;                  \
+	elem_t *restrict c_ = ar->c;                                        \
+	size_t j;                                                           \
+	if (0) {                                                            \
+	}                                                                   \
+	KERNEL_TABLE(ISA_NT)                                                \
+	KERNEL_TABLE(ISA_PLAIN)                                             \
+	KERNEL_TABLE(ISA_SUM)                                               \
+	return sum
 
 static ISA_TARGET("sse2") double kernels_sse2(enum kernel_id k,
 		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
 {
-	double sum = 0.0;
-	ISA_KERNELS(V128, k, ar, q, lo, hi, nt, sum);
-	return sum;
+#define VP V128
+	ISA_KERNELS;
+#undef VP
 }
 
 static ISA_TARGET("avx2") double kernels_avx2(enum kernel_id k,
 		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
 {
-	double sum = 0.0;
-	ISA_KERNELS(V256, k, ar, q, lo, hi, nt, sum);
-	return sum;
+#define VP V256
+	ISA_KERNELS;
+#undef VP
 }
 
 static ISA_TARGET("avx512f") double kernels_avx512(enum kernel_id k,
 		const struct arrays *ar, elem_t q, size_t lo, size_t hi, int nt)
 {
-	double sum = 0.0;
-	ISA_KERNELS(V512, k, ar, q, lo, hi, nt, sum);
-	return sum;
+#define VP V512
+	ISA_KERNELS;
+#undef VP
 }
 #endif
 
@@ -3755,78 +3755,71 @@ static ISA_TARGET("avx512f") double kernels_avx512(enum kernel_id k,
 		}                                                           \
 	} while (0)
 
-#define SVE_KERNELS(ST, k, a_, b_, c_, qv_, j, lo, hi)                    \
-	do {                                                                \
-		if ((k) == K_COPY)                                          \
-			SVE_LOOP(ST, c_, j, lo, hi, svld1(pg_, &a_[j]));    \
-		else if ((k) == K_SCALE)                                    \
-			SVE_LOOP(ST, b_, j, lo, hi,                         \
-				 svmul_x(pg_, qv_, svld1(pg_, &c_[j])));    \
-		else if ((k) == K_ADD)                                      \
-			SVE_LOOP(ST, c_, j, lo, hi,                         \
-				 svadd_x(pg_, svld1(pg_, &a_[j]),           \
-					 svld1(pg_, &b_[j])));              \
-		else if ((k) == K_TRIAD) /* no fused multiply-add, as C */  \
-			SVE_LOOP(ST, a_, j, lo, hi,                         \
-				 svadd_x(pg_, svld1(pg_, &b_[j]),           \
-					 svmul_x(pg_, qv_, svld1(pg_, &c_[j])))); \
-		else if ((k) == K_WRITE)                                    \
-			SVE_LOOP(ST, c_, j, lo, hi, qv_);                   \
-	} while (0)
-
-/* Read in SVE: whole vectors into four accumulators, then a predicated
- * tail; float elements are widened to double (even lanes, then odd
- * ones) and summed in double, as k_read sums them. */
+/* sum = the sum of vexpr over [lo, hi) in double.  Double: whole
+ * vectors into four accumulators (vexpr steps on j), then a predicated
+ * tail.  Float: the lanes past hi are zeroed, then widened to double
+ * (even lanes, then odd ones) and summed in double, as the plain sums
+ * do. */
 #if BENCH_TYPEID == 1
-static double sve_read(const elem_t *restrict a, size_t lo, size_t hi)
-{
-	svbool_t all = svptrue_b64();
-	svfloat64_t s0 = svdup_n_f64(0.0), s1 = s0, s2 = s0, s3 = s0;
-	size_t vl = svcntd(), j = lo;
-	for (; j + 4 * vl <= hi; j += 4 * vl) {
-		s0 = svadd_x(all, s0, svld1(all, &a[j]));
-		s1 = svadd_x(all, s1, svld1(all, &a[j + vl]));
-		s2 = svadd_x(all, s2, svld1(all, &a[j + 2 * vl]));
-		s3 = svadd_x(all, s3, svld1(all, &a[j + 3 * vl]));
-	}
-	for (; j < hi; j += vl) {
-		svbool_t pg = svwhilelt_b64_u64((uint64_t)j, (uint64_t)hi);
-		s0 = svadd_m(pg, s0, svld1(pg, &a[j]));
-	}
-	return svaddv(all, svadd_x(all, svadd_x(all, s0, s1),
-				   svadd_x(all, s2, s3)));
-}
+#define SVE_SUM(j, lo, hi, vexpr, sum)                                    \
+	do {                                                                \
+		svbool_t all_ = svptrue_b64(), pg_ = all_;                  \
+		svfloat64_t s0_ = svdup_n_f64(0.0), s1_ = s0_, s2_ = s0_;   \
+		svfloat64_t s3_ = s0_;                                      \
+		size_t vl_ = svcntd();                                      \
+		for (j = (lo); j + 4 * vl_ <= (hi);) {                      \
+			s0_ = svadd_x(all_, s0_, (vexpr)); j += vl_;        \
+			s1_ = svadd_x(all_, s1_, (vexpr)); j += vl_;        \
+			s2_ = svadd_x(all_, s2_, (vexpr)); j += vl_;        \
+			s3_ = svadd_x(all_, s3_, (vexpr)); j += vl_;        \
+		}                                                           \
+		for (; j < (hi); j += vl_) {                                \
+			pg_ = svwhilelt_b64_u64((uint64_t)j, (uint64_t)(hi)); \
+			s0_ = svadd_m(pg_, s0_, (vexpr));                   \
+		}                                                           \
+		(sum) = svaddv(all_, svadd_x(all_, svadd_x(all_, s0_, s1_), \
+					     svadd_x(all_, s2_, s3_)));     \
+	} while (0)
 #else
-static double sve_read(const elem_t *restrict a, size_t lo, size_t hi)
-{
-	svbool_t all = svptrue_b64();
-	svfloat64_t even = svdup_n_f64(0.0), odd = even;
-	size_t j;
-	for (j = lo; j < hi; j += svcntw()) {
-		svbool_t pg = svwhilelt_b32_u64((uint64_t)j, (uint64_t)hi);
-		svfloat32_t v = svld1(pg, &a[j]); /* zero past hi */
-		even = svadd_x(all, even, svcvt_f64_f32_x(all, v));
-		odd = svadd_x(all, odd, svcvt_f64_f32_x(all, svtrn2(v, v)));
-	}
-	return svaddv(all, svadd_x(all, even, odd));
-}
+#define SVE_SUM(j, lo, hi, vexpr, sum)                                    \
+	do {                                                                \
+		svbool_t all_ = svptrue_b64();                              \
+		svfloat64_t even_ = svdup_n_f64(0.0), odd_ = even_;         \
+		for (j = (lo); j < (hi); j += svcntw()) {                   \
+			svbool_t pg_ = svwhilelt_b32_u64((uint64_t)j, (uint64_t)(hi)); \
+			svfloat32_t v_ = svsel(pg_, (vexpr), svdup_n_f32(0.0f)); \
+			even_ = svadd_x(all_, even_, svcvt_f64_f32_x(all_, v_)); \
+			odd_ = svadd_x(all_, odd_,                          \
+				       svcvt_f64_f32_x(all_, svtrn2(v_, v_))); \
+		}                                                           \
+		(sum) = svaddv(all_, svadd_x(all_, even_, odd_));           \
+	} while (0)
 #endif
+
+#define SVE_CASE(id, name, disp, label, kind, dst, words, flops, f)         \
+	SVE_CASE_##kind(id, dst, f)
+#define SVE_CASE_STORE(id, dst, f)                                          \
+	else if (k == K_##id && nt)                                         \
+		SVE_LOOP(svstnt1, dst##_, j, lo, hi, KW f);                 \
+	else if (k == K_##id)                                               \
+		SVE_LOOP(svst1, dst##_, j, lo, hi, KW f);
+#define SVE_CASE_SUM(id, dst, f)                                            \
+	else if (k == K_##id)                                               \
+		SVE_SUM(j, lo, hi, KW f, sum);
 
 static double kernels_sve(enum kernel_id k, const struct arrays *ar,
 			  elem_t q, size_t lo, size_t hi, int nt)
 {
 	elem_t *restrict a_ = ar->a, *restrict b_ = ar->b, *restrict c_ = ar->c;
-	SV_T qv = SV_DUP(q);
+	SV_T qv_ = SV_DUP(q);
 	double sum = 0.0;
 	size_t j;
-	if (k == K_READ) {
-		sum = sve_read(a_, lo, hi);
-	} else if (nt) {
-		SVE_KERNELS(svstnt1, k, a_, b_, c_, qv, j, lo, hi);
-		__sync_synchronize(); /* order the streaming stores */
-	} else {
-		SVE_KERNELS(svst1, k, a_, b_, c_, qv, j, lo, hi);
+	(void)qv_;
+	if (0) {
 	}
+	KERNEL_TABLE(SVE_CASE)
+	if (nt)
+		__sync_synchronize(); /* order the streaming stores */
 	return sum;
 }
 
@@ -3837,8 +3830,8 @@ static int sve_bits(void) { return (int)svcntb() * 8; }
 #endif
 #endif
 
-/* One thread's share [lo, hi) of kernel k, run as m says; returns
- * Read's partial total. */
+/* One thread's share [lo, hi) of kernel k, run as m says; returns a
+ * SUM kernel's partial total. */
 static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 			  struct method m, size_t lo, size_t hi)
 {
@@ -3847,25 +3840,16 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 		memcpy(ar->c + lo, ar->a + lo, (hi - lo) * sizeof(elem_t));
 		return 0.0;
 	}
-#if HAVE_X86_DISPATCH
-	switch (m.isa) {
-	case ISA_SSE2: return kernels_sse2(k, ar, q, lo, hi, nt);
-	case ISA_AVX2: return kernels_avx2(k, ar, q, lo, hi, nt);
-	case ISA_AVX512: return kernels_avx512(k, ar, q, lo, hi, nt);
+	switch (m.isa) { /* the dispatch table, section 2 */
+#define ISA_CALL(level, detect, kernels, bits)                              \
+	case level: return kernels(k, ar, q, lo, hi, nt);
+	ISA_TABLE(ISA_CALL)
 	default: break;
 	}
-#endif
-#if HAVE_SVE_DISPATCH
-	if (m.isa == ISA_SVE)
-		return kernels_sve(k, ar, q, lo, hi, nt);
-#endif
 	switch (k) {
-	case K_COPY: k_copy(ar->c, ar->a, lo, hi, nt); break;
-	case K_SCALE: k_scale(ar->b, ar->c, q, lo, hi, nt); break;
-	case K_ADD: k_add(ar->c, ar->a, ar->b, lo, hi, nt); break;
-	case K_TRIAD: k_triad(ar->a, ar->b, ar->c, q, lo, hi, nt); break;
-	case K_READ: return k_read(ar->a, lo, hi);
-	case K_WRITE: k_write(ar->c, q, lo, hi, nt); break;
+#define K_CALL(id, name, disp, label, kind, dst, words, flops, f)           \
+	case K_##id: return k_##name(ar->a, ar->b, ar->c, q, lo, hi, nt);
+	KERNEL_TABLE(K_CALL)
 	case NKERNELS: break;
 	}
 	return 0.0;
@@ -3876,12 +3860,9 @@ static double kernel_span(enum kernel_id k, const struct arrays *ar, elem_t q,
 static int isa_vector_bits(int level)
 {
 	switch (level) {
-	case ISA_SSE2: return 128;
-	case ISA_AVX2: return 256;
-	case ISA_AVX512: return 512;
-#if HAVE_SVE_DISPATCH
-	case ISA_SVE: return isa_supported(ISA_SVE) ? sve_bits() : 0;
-#endif
+#define ISA_BITS(level, detect, kernels, bits)                              \
+	case level: return isa_supported(level) ? (bits) : 0;
+	ISA_TABLE(ISA_BITS)
 	default: return 0;
 	}
 }
@@ -3960,8 +3941,8 @@ struct stream_run {
 	double tick;        /* the tick STREAM's text reports: whole us, >= 1 */
 	double pass_us;     /* one untimed pass over a[], microseconds */
 	double *times;  /* [kernel][rep] */
-	double *sums;   /* Read's total per repetition */
-	double *expect; /* the replayed a[] before each Read */
+	double *sums;   /* [kernel][rep]: a SUM kernel's total */
+	double *expect; /* [kernel][rep]: what the replay expects of it */
 	double min_t[NKERNELS], max_t[NKERNELS], avg_t[NKERNELS], med_t[NKERNELS];
 	/* stores: what each kernel used, and what --stores auto measured */
 	int store_nt[NKERNELS];
@@ -3975,7 +3956,7 @@ struct stream_run {
 	struct stream_run *best;    /* --best: the fastest methods' run */
 	/* validation */
 	int valid;
-	int read_ok;
+	int sum_ok[NKERNELS]; /* a SUM kernel's totals all validate */
 	double epsilon;
 	double expected[3], avg_abs[3], avg_rel[3];
 	long long nerr[3];
@@ -3986,12 +3967,40 @@ struct stream_run {
 };
 
 #define TIME_AT(r, k, rep) ((r)->times[(size_t)(k) * (r)->ntimes + (rep)])
+#define SUM_AT(r, k, rep) ((r)->sums[(size_t)(k) * (r)->ntimes + (rep)])
+#define EXPECT_AT(r, k, rep) ((r)->expect[(size_t)(k) * (r)->ntimes + (rep)])
 
 /* ======================================================================
  * 11 Validation (bandwidth), as STREAM does it: replay the kernel
  * sequence on scalars, then compare every element against the replayed
  * value.
  * ====================================================================== */
+
+/* Replay the kernels' formulas on scalars (the table, section 4): a
+ * STORE kernel's array gets its formula, a SUM kernel's total of every
+ * repetition must be n times its formula, to 1e-9.  A calibration pass
+ * (--stores auto) runs each kernel once per candidate method, which
+ * only Nstream, reading the array it writes, can tell from once. */
+#undef EL
+#define EL(x) x##j
+#define REPLAY(id, name, disp, label, kind, dst, words, flops, f)           \
+	for (i = 0; (kernels & (1u << K_##id)) && i < REPLAY_TIMES(K_##id); i++) \
+		REPLAY_##kind(K_##id, dst, f);
+#define REPLAY_STORE(id, dst, f) dst##j = KS f
+#define REPLAY_SUM(id, dst, f)                                              \
+	check_sum(r, id, k, (double)r->n * (double)(KS f))
+
+static void check_sum(struct stream_run *r, int kernel,
+		      unsigned long long pass, double want)
+{
+	unsigned long long rep;
+	if (pass < r->ncal) /* calibration's sums are not kept */
+		return;
+	rep = pass - r->ncal;
+	EXPECT_AT(r, kernel, rep) = want;
+	if (exceeds(abs_d(SUM_AT(r, kernel, rep) - want), 1e-9 * abs_d(want)))
+		r->sum_ok[kernel] = 0;
+}
 
 static void validate(struct stream_run *r, unsigned kernels)
 {
@@ -4003,34 +4012,23 @@ static void validate(struct stream_run *r, unsigned kernels)
 
 	r->epsilon = sizeof(elem_t) == 4 ? 1.e-6 : 1.e-13;
 	aj = (elem_t)(2.0E0 * aj); /* the timer-resolution pass doubled a[] */
-	r->read_ok = 1;
+	for (i = 0; i < NKERNELS; i++)
+		r->sum_ok[i] = 1;
 	/* calibration passes (--stores auto) ran the same sequence first */
+#define REPLAY_TIMES(kernel) (k < r->ncal ? r->ncand[kernel] : 1)
 	for (k = 0; k < r->ncal + r->ntimes; k++) {
-		if (kernels & (1u << K_COPY))
-			cj = aj;
-		if (kernels & (1u << K_SCALE))
-			bj = q * cj;
-		if (kernels & (1u << K_ADD))
-			cj = aj + bj;
-		if (kernels & (1u << K_TRIAD))
-			aj = bj + q * cj;
-		if ((kernels & (1u << K_READ)) && k >= r->ncal) {
-			double want = (double)r->n * (double)aj;
-			r->expect[k - r->ncal] = want;
-			if (exceeds(abs_d(r->sums[k - r->ncal] - want),
-				    1e-9 * abs_d(want)))
-				r->read_ok = 0;
-		}
-		if (kernels & (1u << K_WRITE))
-			cj = q;
+		KERNEL_TABLE(REPLAY)
 	}
+#undef REPLAY_TIMES
 	r->expected[0] = aj;
 	r->expected[1] = bj;
 	r->expected[2] = cj;
 	arr[0] = r->ar.a;
 	arr[1] = r->ar.b;
 	arr[2] = r->ar.c;
-	r->valid = r->read_ok;
+	r->valid = 1;
+	for (i = 0; i < NKERNELS; i++)
+		r->valid &= r->sum_ok[i];
 	for (i = 0; i < 3; i++) {
 		double want = r->expected[i], sum = 0.0;
 		long long bad = 0;
@@ -4054,31 +4052,32 @@ static void validate(struct stream_run *r, unsigned kernels)
 	}
 }
 
-/* How many passes of the kernel sequence keep every value finite: the
- * values grow with each pass (15-fold with all four STREAM kernels), and
- * an infinite value would validate against an infinite expectation.  The
- * 1e20 leaves room for the Read kernel's sum of n values. */
-static unsigned long long replay_limit(unsigned kernels)
+/* How many timed passes of the kernel sequence, after cal calibration
+ * passes, keep every value finite: the values grow with each pass
+ * (15-fold with all four STREAM kernels), and an infinite value would
+ * validate against an infinite expectation.  The 1e20 leaves room for a
+ * SUM kernel's total of n values.  A calibration pass counts each
+ * kernel as many times as it may have candidate methods. */
+static unsigned long long replay_limit(unsigned kernels,
+				       unsigned long long cal)
 {
-	elem_t aj = 2.0, bj = 2.0, cj = 0.0, q = 3.0;
+	elem_t aj = 2.0, bj = 2.0, cj = 0.0, q = 3.0, sj = 0.0;
 	unsigned long long k;
-	for (k = 0; k < 1000000; k++) {
-		if (kernels & (1u << K_COPY))
-			cj = aj;
-		if (kernels & (1u << K_SCALE))
-			bj = q * cj;
-		if (kernels & (1u << K_ADD))
-			cj = aj + bj;
-		if (kernels & (1u << K_TRIAD))
-			aj = bj + q * cj;
-		if (kernels & (1u << K_WRITE))
-			cj = q;
+	int i;
+	for (k = 0; k < 1000000 + cal; k++) {
+#undef REPLAY_SUM
+#define REPLAY_SUM(id, dst, f) sj = KS f
+#define REPLAY_TIMES(kernel) (k < cal ? MAX_METHODS : 1)
+		KERNEL_TABLE(REPLAY)
+#undef REPLAY_TIMES
 		if (!finite_d((double)aj * 1e20) || !finite_d((double)bj * 1e20) ||
-		    !finite_d((double)cj * 1e20))
-			return k;
+		    !finite_d((double)cj * 1e20) || !finite_d((double)sj * 1e20))
+			return k < cal ? 0 : k - cal;
 	}
-	return k;
+	return k - cal;
 }
+#undef EL
+#define EL(x) x##_[j]
 
 /* One broken run rule, in words.  A reason holds no comma (a type named
  * by -DSTREAM_TYPE could bring one): `awk -F,` readers of the CSV count
@@ -4156,8 +4155,10 @@ static const char *stores_used(const struct options *o,
 			       const struct stream_run *r)
 {
 	(void)o;
-	return r->ncal ? "auto" : r->how[K_COPY].kind == SK_NT ||
-		r->how[K_WRITE].kind == SK_NT ? "nt" : "plain";
+	int k, nt = 0;
+	for (k = 0; k < NKERNELS; k++)
+		nt |= r->how[k].kind == SK_NT;
+	return r->ncal ? "auto" : nt ? "nt" : "plain";
 }
 
 static void describe_stores(const struct options *o, const struct stream_run *r,
@@ -4171,7 +4172,7 @@ static void describe_stores(const struct options *o, const struct stream_run *r,
 	}
 	used = (size_t)snprintf(buf, len, "auto:");
 	for (k = 0; k < NKERNELS && used < len; k++)
-		if ((o->kernels & (1u << k)) && k != K_READ) {
+		if ((o->kernels & (1u << k)) && !IS_SUM(k)) {
 			char m[32];
 			used += (size_t)snprintf(buf + used, len - used, " %s %s",
 						 kernel_defs[k].name,
@@ -4360,13 +4361,14 @@ static void print_validation_text(const struct stream_run *r, unsigned kernels)
 		printf("     For array %c[], %lld errors were found.\n",
 		       array_names[i], r->nerr[i]);
 	}
-	if ((kernels & (1u << K_READ)) && !r->read_ok)
-		for (k = 0; k < r->ntimes; k++)
-			if (exceeds(abs_d(r->sums[k] - r->expect[k]),
-				    1e-9 * abs_d(r->expect[k])))
-				printf("Failed Validation on Read: repetition %llu summed "
-				       "%e, expected %e\n", k + 1, r->sums[k],
-				       r->expect[k]);
+	for (i = 0; i < NKERNELS; i++)
+		for (k = 0; (kernels & (1u << i)) && !r->sum_ok[i] &&
+			    k < r->ntimes; k++)
+			if (exceeds(abs_d(SUM_AT(r, i, k) - EXPECT_AT(r, i, k)),
+				    1e-9 * abs_d(EXPECT_AT(r, i, k))))
+				printf("Failed Validation on %s: repetition %llu summed "
+				       "%e, expected %e\n", kernel_defs[i].display,
+				       k + 1, SUM_AT(r, i, k), EXPECT_AT(r, i, k));
 	if (r->valid)
 		printf("Solution Validates: avg error less than %e on all three "
 		       "arrays\n", r->epsilon);
@@ -4408,7 +4410,7 @@ static void json_kernel_method(const struct stream_run *r, int k)
 	char m[32];
 	double best[3] = {DBL_MAX, DBL_MAX, DBL_MAX};
 	int i;
-	json_str("stores", k == K_READ ? "none"
+	json_str("stores", IS_SUM(k) ? "none"
 		 : store_kind_names[r->how[k].kind]);
 	json_str("isa", isa_names[r->how[k].isa]);
 	json_str("method", method_name(r->how[k], m, sizeof(m)));
@@ -4428,9 +4430,9 @@ static void json_kernel_method(const struct stream_run *r, int k)
 	}
 	json_close(']');
 	/* the fastest of each kind, as before calibration had more kinds */
-	if (k != K_READ && best[SK_PLAIN] < DBL_MAX)
+	if (!IS_SUM(k) && best[SK_PLAIN] < DBL_MAX)
 		json_num("calibration_plain_s", best[SK_PLAIN]);
-	if (k != K_READ && best[SK_NT] < DBL_MAX)
+	if (!IS_SUM(k) && best[SK_NT] < DBL_MAX)
 		json_num("calibration_nt_s", best[SK_NT]);
 }
 
@@ -4607,8 +4609,12 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 		json_close('}');
 	}
 	json_close(']');
-	if (kernels & (1u << K_READ))
-		json_bool("read_ok", r->read_ok);
+	for (i = 0; i < NKERNELS; i++)
+		if ((kernels & (1u << i)) && IS_SUM(i)) {
+			char key[32];
+			snprintf(key, sizeof(key), "%s_ok", kernel_defs[i].name);
+			json_bool(key, r->sum_ok[i]);
+		}
 	json_close('}');
 	json_open("run_rules", '{');
 	json_str("verdict", r->verdict);
@@ -4664,7 +4670,7 @@ static void print_stream_csv_rows(const struct options *o,
 		snprintf(num, sizeof(num), "%d", threads_counted);
 		csv_field(num, 0);
 		csv_field(alloc_names[r->plan.mode], 0);
-		csv_field(k == K_READ ? "none" : r->store_nt[k] ? "nt" : "plain", 0);
+		csv_field(IS_SUM(k) ? "none" : r->store_nt[k] ? "nt" : "plain", 0);
 		csv_field(r->valid ? "ok" : "failed", 0);
 		csv_field(r->verdict, 0);
 		csv_field(buf, 0);
@@ -4752,15 +4758,15 @@ static unsigned long long calibration_passes(const struct options *o)
 static void stream_check(const struct options *o)
 {
 	/* --best's run calibrates too, from freshly initialised arrays */
-	unsigned long long passes = o->ntimes +
-		(o->best ? BENCH_CAL_PASSES : calibration_passes(o));
-	unsigned long long most = replay_limit(o->kernels);
+	unsigned long long cal =
+		o->best ? BENCH_CAL_PASSES : calibration_passes(o);
+	unsigned long long most = replay_limit(o->kernels, cal);
 	int isa = run_isa(o);
-	if (passes > most)
+	if (o->ntimes > most)
 		die("--ntimes: %llu repetitions%s make %s values overflow "
 		    "(they grow about 15-fold per pass); use at most %llu",
-		    o->ntimes, passes > o->ntimes ? " plus calibration" : "",
-		    XSTR(STREAM_TYPE), most - (passes - o->ntimes));
+		    o->ntimes, cal ? " plus calibration" : "",
+		    XSTR(STREAM_TYPE), most);
 	if (o->nt_stores == STORES_NT && !HAVE_NT && isa == ISA_GENERIC)
 		warn("streaming stores were requested but are not available on "
 		     "this target; plain stores are used");
@@ -4779,8 +4785,8 @@ static void stream_allocate(const struct options *o, struct stream_run *r)
 	r->ar.c = r->reg[2].data;
 	r->ar.n = r->n;
 	r->times = calloc(NKERNELS * r->ntimes, sizeof(double));
-	r->sums = calloc(r->ntimes, sizeof(double));
-	r->expect = calloc(r->ntimes, sizeof(double));
+	r->sums = calloc(NKERNELS * r->ntimes, sizeof(double));
+	r->expect = calloc(NKERNELS * r->ntimes, sizeof(double));
 	if (!r->times || !r->sums || !r->expect)
 		die("out of memory for %llu repetitions", r->ntimes);
 }
@@ -4816,7 +4822,7 @@ static int candidate_methods(int k, int isa, struct method *m)
 			m[n].kind = SK_PLAIN;
 			m[n++].isa = l;
 		}
-	if (k == K_READ)
+	if (IS_SUM(k))
 		return n;
 	if (k == K_COPY) {
 		m[n].kind = SK_MEMCPY;
@@ -4850,7 +4856,7 @@ static void choose_stores(const struct options *o, struct stream_run *r,
 	r->isa = run_isa(o);
 	for (k = 0; k < NKERNELS; k++) {
 		r->how[k].isa = r->isa;
-		r->how[k].kind = o->nt_stores == STORES_NT && k != K_READ &&
+		r->how[k].kind = o->nt_stores == STORES_NT && !IS_SUM(k) &&
 				 (HAVE_NT || r->isa != ISA_GENERIC) ? SK_NT : SK_PLAIN;
 		r->ncand[k] = 0;
 	}
@@ -4944,7 +4950,7 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 #if BENCH_CORRUPT_TEST
 /* The corrupt-test builds' damage (BENCH_CORRUPT_TEST, section 1), done
  * after the timed repetitions. */
-static void corrupt_for_test(struct stream_run *r)
+static void corrupt_for_test(struct stream_run *r, unsigned kernels)
 {
 	size_t j = r->n / 2;
 	if (BENCH_CORRUPT_TEST == 1)
@@ -4952,12 +4958,17 @@ static void corrupt_for_test(struct stream_run *r)
 	else if (BENCH_CORRUPT_TEST == 2)
 		r->ar.a[j] = (elem_t)((double)r->ar.a[j] * (1.0 + 1e-6));
 	else if (BENCH_CORRUPT_TEST == 3)
-		r->sums[r->ntimes - 1] *= 1.0 + 1e-6;
+		SUM_AT(r, K_READ, r->ntimes - 1) *= 1.0 + 1e-6;
+	else if (BENCH_CORRUPT_TEST == 4)
+		SUM_AT(r, K_DOT, r->ntimes - 1) *= 1.0 + 1e-6;
+	else if (BENCH_CORRUPT_TEST == 5 && (kernels & (1u << K_NSTREAM)))
+		/* as if Nstream's last pass had missed element j */
+		r->ar.a[j] = r->ar.a[j] - (r->ar.b[j] + (elem_t)3.0 * r->ar.c[j]);
 }
 #endif
 
-/* One timed repetition's time and, for Read, its sum, as the stream loop
- * and the cluster loop both record them.  A warm-up test build
+/* One timed repetition's time and, for a SUM kernel, its sum, as the
+ * timed loop (stream_repetitions) records them in plain and cluster runs.  A warm-up test build
  * (BENCH_WARMUP_TEST=S) records repetition 0 as S seconds, or 1/S for
  * every other kernel, so a statistic that counts it shows. */
 static void record_rep(struct stream_run *r, enum kernel_id k,
@@ -4968,8 +4979,60 @@ static void record_rep(struct stream_run *r, enum kernel_id k,
 		t = k % 2 ? 1.0 / BENCH_WARMUP_TEST : (double)BENCH_WARMUP_TEST;
 #endif
 	TIME_AT(r, k, rep) = t;
-	if (k == K_READ)
-		r->sums[rep] = sum;
+	if (IS_SUM(k))
+		SUM_AT(r, k, rep) = sum;
+}
+
+/* A hook the timed loop calls before each kernel's pass, with its
+ * context: the cluster layer's barrier (section 21).  A plain run has
+ * none. */
+typedef void (*pass_hook)(void *ctx, int kernel, unsigned long long rep);
+
+/* The timed repetitions, the one loop of the plain and the cluster runs:
+ * each selected kernel in turn, ntimes over, each pass recorded. */
+static void stream_repetitions(const struct options *o, struct stream_run *r,
+			       pass_hook before, void *ctx)
+{
+	unsigned long long rep;
+	elem_t q = 3.0;
+	int k;
+	for (rep = 0; rep < r->ntimes; rep++)
+		for (k = 0; k < NKERNELS; k++)
+			if (o->kernels & (1u << k)) {
+				double sum = 0.0, t;
+				if (before)
+					before(ctx, k, rep);
+				t = run_kernel((enum kernel_id)k, &r->ar, q,
+					       r->how[k], &sum);
+				record_rep(r, (enum kernel_id)k, rep, t, sum);
+			}
+}
+
+/* After the repetitions, in the plain and the cluster runs: where each
+ * thread ended, the corrupt-test build's damage (where corrupt says:
+ * the cluster breaks one rank), the statistics and validation. */
+static void stream_conclude(const struct options *o, struct stream_run *r,
+			    int corrupt)
+{
+	record_end_cpus();
+#if BENCH_CORRUPT_TEST
+	if (corrupt)
+		corrupt_for_test(r, o->kernels);
+#endif
+	(void)corrupt;
+	stream_stats(r, o->kernels);
+	validate(r, o->kernels);
+}
+
+/* The warning of every kernel whose best time is under 20 clock ticks. */
+static void warn_few_ticks(const struct options *o, const struct stream_run *r)
+{
+	int k;
+	for (k = 0; k < NKERNELS; k++)
+		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick)
+			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
+			     "increase --size", kernel_defs[k].name, r->min_t[k],
+			     r->tick);
 }
 
 /* The timed repetitions, then the statistics, validation and (for the
@@ -4977,31 +5040,13 @@ static void record_rep(struct stream_run *r, enum kernel_id k,
 static void stream_measure(const struct options *o, struct stream_run *r,
 			   int primary)
 {
-	unsigned long long k, rep;
-	elem_t q = 3.0;
 	int i;
-	for (rep = 0; rep < r->ntimes; rep++)
-		for (k = 0; k < NKERNELS; k++)
-			if (o->kernels & (1u << k)) {
-				double sum = 0.0, t;
-				t = run_kernel((enum kernel_id)k, &r->ar, q,
-					       r->how[k], &sum);
-				record_rep(r, (enum kernel_id)k, rep, t, sum);
-			}
-	record_end_cpus();
-#if BENCH_CORRUPT_TEST
-	corrupt_for_test(r);
-#endif
-	stream_stats(r, o->kernels);
-	validate(r, o->kernels);
+	stream_repetitions(o, r, NULL, NULL);
+	stream_conclude(o, r, 1);
 	stream_run_rules(o, r);
 	if (!primary)
 		return;
-	for (k = 0; k < NKERNELS; k++)
-		if ((o->kernels & (1u << k)) && r->min_t[k] < 20 * r->tick)
-			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
-			     "increase --size", kernel_defs[k].name, r->min_t[k],
-			     r->tick);
+	warn_few_ticks(o, r);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
@@ -5021,8 +5066,8 @@ static struct stream_run *stream_best(const struct options *o,
 	*b = *r;
 	b->best = NULL;
 	b->times = calloc(NKERNELS * b->ntimes, sizeof(double));
-	b->sums = calloc(b->ntimes, sizeof(double));
-	b->expect = calloc(b->ntimes, sizeof(double));
+	b->sums = calloc(NKERNELS * b->ntimes, sizeof(double));
+	b->expect = calloc(NKERNELS * b->ntimes, sizeof(double));
 	if (!b->times || !b->sums || !b->expect)
 		die("out of memory for %llu repetitions", b->ntimes);
 	ob.nt_stores = STORES_AUTO;
@@ -6195,9 +6240,9 @@ static double lat_load_thread(const struct lat_load *l, int t)
 		if (pos + per_chunk > l->elems)
 			pos = 0;
 		for (k = 0; k < l->reads; k++, pos += l->sub)
-			s += k_read(a, pos, pos + l->sub);
+			s += k_read(a, NULL, NULL, 0, pos, pos + l->sub, 0);
 		for (k = 0; k < l->writes; k++, pos += l->sub)
-			k_write(a, (elem_t)1, pos, pos + l->sub, 0);
+			k_write(NULL, NULL, a, (elem_t)1, pos, pos + l->sub, 0);
 		done += chunk_bytes;
 #pragma omp atomic write
 		l->cnt[t].bytes = done;
@@ -7566,24 +7611,20 @@ static void cluster_options(struct options *o)
 		out.text = 0; /* and no JSON: rank 0 writes the one document */
 }
 
-/* The timed repetitions on the ranks of c, a barrier before each
- * kernel, as STREAM's MPI version does. */
+/* The timed loop's hook: a barrier on the ranks of *ctx (an MPI_Comm)
+ * before each kernel's pass, as STREAM's MPI version does. */
+static void cluster_before_pass(void *ctx, int kernel, unsigned long long rep)
+{
+	cluster_barrier(*(MPI_Comm *)ctx, "the barrier before", kernel,
+			(long long)rep);
+}
+
+/* The timed repetitions on the ranks of c: stream's loop, with the
+ * barrier as its hook. */
 static void cluster_repetitions(const struct options *o, struct stream_run *r,
 				MPI_Comm c)
 {
-	unsigned long long rep;
-	elem_t q = 3.0;
-	int k;
-	for (rep = 0; rep < r->ntimes; rep++)
-		for (k = 0; k < NKERNELS; k++)
-			if (o->kernels & (1u << k)) {
-				double sum = 0.0, t;
-				cluster_barrier(c, "the barrier before", k,
-						(long long)rep);
-				t = run_kernel((enum kernel_id)k, &r->ar, q,
-					       r->how[k], &sum);
-				record_rep(r, (enum kernel_id)k, rep, t, sum);
-			}
+	stream_repetitions(o, r, cluster_before_pass, &c);
 	cluster_barrier(c, "the barrier after the last repetition", -1, 0);
 }
 
@@ -7602,21 +7643,11 @@ static void cluster_measure(const struct options *o, struct stream_run *r)
 					"node's turn (sequential)", -1, 0);
 		}
 	}
-	record_end_cpus();
-#if BENCH_CORRUPT_TEST
 	/* the corrupt-test build breaks the last rank only, so the report
 	 * must find and name it */
-	if (cl.rank == cl.size - 1)
-		corrupt_for_test(r);
-#endif
-	stream_stats(r, o->kernels);
-	validate(r, o->kernels);
+	stream_conclude(o, r, cl.rank == cl.size - 1);
 	/* the single-node run's warnings about what makes a figure weak */
-	for (j = 0; j < NKERNELS; j++)
-		if ((o->kernels & (1u << j)) && r->min_t[j] < 20 * r->tick)
-			warn("%s took %.3g s, fewer than 20 clock ticks of %.3g s; "
-			     "increase --size", kernel_defs[j].name, r->min_t[j],
-			     r->tick);
+	warn_few_ticks(o, r);
 	if (r->plan.rule_elems && r->n < r->plan.rule_elems)
 		warn("each rank's arrays (%llu elements) are smaller than %dx the "
 		     "reported last-level cache; --size %llu or more follows "

@@ -168,7 +168,7 @@ sve_bin() {
 					.run.isa_vector_bits == $bits and .run.stores == $st and
 					.run.stores_fallback == null and
 					(.run.isa_available | index("sve") != null) and
-					(.results | length) == 6 and
+					(.results | length) == 8 and
 					(.results | all(.isa == "sve"))' <<<"$output"
 				assert_success
 			done

@@ -27,10 +27,10 @@ cpu_levels() {
 				want=$(jq -r 'if .build.streaming_stores_available then "nt" else "plain" end' <<<"$output")
 			run jq -e --arg isa "$isa" --arg st "$want" '
 				.validation.ok == true and .run.isa == $isa and
-				(.results | length) == 6 and
+				(.results | length) == 8 and
 				(.results | all(.isa == $isa and
-					.method == (if .kernel == "Read" then "plain" else $st end) + "/" + $isa and
-					.stores == (if .kernel == "Read" then "none" else $st end)))' <<<"$output"
+					.method == (if .kernel == "Read" or .kernel == "Dot" then "plain" else $st end) + "/" + $isa and
+					.stores == (if .kernel == "Read" or .kernel == "Dot" then "none" else $st end)))' <<<"$output"
 			assert_success
 			run "$BENCH" $TINY --isa "$isa" --stores "$stores"
 			assert_success
@@ -217,7 +217,11 @@ entered_kernels() {
 # timed or calibration pass with -t 1: the kernel and the method it is
 # given), then "CODE level nt" at the entry of the kernel code that pass
 # ran: kernels_sse2/_avx2/_avx512 or the generic k_* functions.  A -O0
-# -g build keeps every one a function with its arguments readable.
+# -g build keeps every one a function with its arguments readable.  The
+# k_* functions, generated from the kernels' table, share one source
+# line, so gdb stops at their first instruction (not after a prologue
+# it cannot find by lines) and reads nt from its register (x86-64's
+# sixth integer argument, r9), which is where dispatch exists.
 gdb_kernels() {
 	local out="$1" bin="$2"
 	shift 2
@@ -226,12 +230,14 @@ gdb_kernels() {
 		-ex 'dprintf kernels_sse2,"CODE sse2 %d\n",nt' \
 		-ex 'dprintf kernels_avx2,"CODE avx2 %d\n",nt' \
 		-ex 'dprintf kernels_avx512,"CODE avx512 %d\n",nt' \
-		-ex 'dprintf k_copy,"CODE generic %d\n",nt' \
-		-ex 'dprintf k_scale,"CODE generic %d\n",nt' \
-		-ex 'dprintf k_add,"CODE generic %d\n",nt' \
-		-ex 'dprintf k_triad,"CODE generic %d\n",nt' \
-		-ex 'dprintf k_read,"CODE generic 0\n"' \
-		-ex 'dprintf k_write,"CODE generic %d\n",nt' \
+		-ex 'dprintf *k_copy,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_scale,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_add,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_triad,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_read,"CODE generic 0\n"' \
+		-ex 'dprintf *k_write,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_dot,"CODE generic 0\n"' \
+		-ex 'dprintf *k_nstream,"CODE generic %d\n",(int)$r9' \
 		-ex run --args "$bin" "$@" >"$out" 2>&1
 }
 
@@ -243,7 +249,7 @@ gdb_kernels() {
 ran() {
 	awk -v want="$1" '
 		BEGIN {
-			split("copy scale add triad read write", name, " ")
+			split("copy scale add triad read write dot nstream", name, " ")
 			split("plain nt memcpy", kind, " ")
 			split("generic sse2 avx2 avx512 sve", isa, " ")
 		}
@@ -279,7 +285,7 @@ reported() {
 	gdb_kernels "$out" "$bin" -s 2000 -n 3 -t 1 --kernels all --stores auto --json-file "$json"
 	! grep -q 'ptrace: Operation not permitted' "$out" || skip "gdb may not trace here"
 	jq -e '.validation.ok' "$json" >/dev/null
-	for k in copy scale add triad read write; do
+	for k in copy scale add triad read write dot nstream; do
 		want=$(reported "$k" .results "$json")
 		ncand=$(jq --arg k "$k" '.results[] | select(.kernel | ascii_downcase == $k) | .calibration | length' "$json")
 		got=$(ran "$k" "$out")
@@ -297,7 +303,7 @@ reported() {
 		# the text names it too: calibration's winner, and (but Read) the stores
 		win=$(awk -v k="$k" '/^Calibration/ { on = 1; next } on && $1 == k { print $2; exit }' "$out")
 		[ "$win" = "$timed" ] || { echo "$k: the text's winner is $win; ran $timed"; return 1; }
-		[ "$k" = read ] || grep -q "^Allocation: .*stores auto:.* $k ${timed}[ ,]" "$out" || {
+		[ "$k" = read ] || [ "$k" = dot ] || grep -q "^Allocation: .*stores auto:.* $k ${timed}[ ,]" "$out" || {
 			echo "$k: the Allocation line does not name $timed"
 			return 1
 		}
@@ -306,7 +312,7 @@ reported() {
 	# best run's 3, each reported in its own table
 	gdb_kernels "$out" "$bin" -s 2000 -n 3 -t 1 --kernels all --best --json-file "$json"
 	jq -e '.validation.ok and .best.validated' "$json" >/dev/null
-	for k in copy scale add triad read write; do
+	for k in copy scale add triad read write dot nstream; do
 		got=$(ran "$k" "$out")
 		! grep ' ran ' <<<"$got" || { echo "$k: kernel_span ran other code"; return 1; }
 		want=$(reported "$k" .results "$json")
@@ -356,7 +362,7 @@ copy_calls() {
 	! grep -q 'ptrace: Operation not permitted' "$out" || skip "gdb may not trace here"
 	jq -e '.validation.ok and .run.isa == "generic" and .run.isa_rule == "stream"' "$json" >/dev/null
 	grep -q "^Instruction set: generic (this build's own code, as STREAM's; " "$out"
-	for k in copy scale add triad read write; do
+	for k in copy scale add triad read write dot nstream; do
 		got=$(ran "$k" "$out")
 		[ "$(sort -u <<<"$got")" = plain/generic ] && [ "$(wc -l <<<"$got")" -eq 3 ] || {
 			echo "$k: a default run ran: $(sort -u <<<"$got" | paste -sd ' ')"
@@ -430,7 +436,7 @@ copy_calls() {
 	run "$BENCH" -s 200000 -n 3 --stores auto --kernels all
 	assert_success
 	assert_line --regexp '^Calibration \(--stores auto\): 2 passes, [0-9]+\.[0-9]{3} s; fastest per kernel:$'
-	for k in copy scale add triad read write; do
+	for k in copy scale add triad read write dot nstream; do
 		assert_line --regexp "^  $k +(memcpy|(plain|nt)/(generic|sse2|avx2|avx512)) +([0-9]+\\.[0-9]{3}x .* \\(next\\).*|\\(the only method\\))$"
 	done
 	run "$BENCH" -s 200000 -n 3 --stores auto --json
@@ -452,7 +458,7 @@ copy_calls() {
 	assert_success
 	assert_line 'Best achievable, NOT a standard STREAM result (--best): each kernel'"'"'s'
 	assert_line 'Best-method results validated.'
-	for k in copy scale add triad read write; do
+	for k in copy scale add triad read write dot nstream; do
 		assert_line --regexp "^  $k +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]{3}  (memcpy|(plain|nt)/[a-z0-9]+) +[0-9]+\\.[0-9]{3}$"
 	done
 	# the table follows the run rules, and STREAM's table keeps plain stores
@@ -482,7 +488,7 @@ copy_calls() {
 @test "every kernel's run-to-run spread is in the JSON, max/min of its times" {
 	run "$BENCH" $TINY --kernels all --json
 	assert_success
-	run jq -e '(.results | length) == 6 and
+	run jq -e '(.results | length) == 8 and
 		(.results | all(.spread >= 1 and ((.spread - .max_s / .min_s) | if . < 0 then -. else . end) < 1e-3 * .spread))' <<<"$output"
 	assert_success
 }

@@ -153,6 +153,43 @@ node_counts_every_rank() {
 	}
 }
 
+# ibarriers ARGS...: how many MPI_Ibarrier calls rank 0 of a two-rank
+# Open MPI run of bench-mpi ARGS makes, counted by a PMPI wrapper that
+# the ranks preload ($lib).
+ibarriers() {
+	run timeout "$BOUND" "${launch[@]}" -x LD_PRELOAD="$lib" -np 2 "$b" "$@"
+	assert_success
+	sed -n 's/^IBARRIERS //p' <<<"$output"
+}
+
+@test "bench-mpi times with stream's loop and a barrier before every kernel's pass (MPI_Ibarrier counted)" {
+	local b lib="$BATS_TEST_TMPDIR/libcount.so" one two more
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	cat >"$BATS_TEST_TMPDIR/count.c" <<'EOC'
+#include <mpi.h>
+#include <stdio.h>
+static long n;
+int MPI_Ibarrier(MPI_Comm c, MPI_Request *r) { n++; return PMPI_Ibarrier(c, r); }
+int MPI_Finalize(void)
+{
+	int rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0)
+		fprintf(stderr, "IBARRIERS %ld\n", n);
+	return PMPI_Finalize();
+}
+EOC
+	mpicc.openmpi -shared -fPIC "$BATS_TEST_TMPDIR/count.c" -o "$lib"
+	one=$(ibarriers $TINY --kernels copy)
+	two=$(ibarriers $TINY --kernels copy,scale)
+	more=$(ibarriers -s 100000 -n 4 --kernels copy,scale)
+	echo "barriers: copy $one, copy,scale $two, one more repetition $more"
+	# Scale's three passes add three; a fourth repetition of two kernels, two
+	[ $((two - one)) -eq 3 ]
+	[ $((more - two)) -eq 2 ]
+}
+
 @test "two ranks as two nodes (BENCH_FAKE_HOST), sequential: a row per node in rank order, one table" {
 	local b
 	b=$(mpi_build openmpi)

@@ -207,12 +207,42 @@ load test_helper
 		.validation.ok == true and
 		(.results | all(.method as $m | (.calibration | length) >= 2 and
 			(.calibration | min_by(.best_s) | .method) == $m)) and
-		(.results | map(select(.kernel != "Read")) | all(
+		(.results | map(select(.kernel != "Read" and .kernel != "Dot")) | all(
 			.calibration_plain_s > 0 and (.calibration | any(.stores == "nt")))) and
 		(.results[] | select(.kernel == "Copy") | .calibration | any(.method == "memcpy")) and
-		(.results[] | select(.kernel == "Read") | .stores == "none")' <<<"$output"
+		(.results | map(select(.kernel == "Read" or .kernel == "Dot")) |
+			length == 2 and all(.stores == "none"))' <<<"$output"
 	assert_success
 	run "$BENCH" -s 200000 -n 3 --stores auto
 	m='(plain|nt)/(generic|sse2|avx2|avx512)'
 	assert_line --regexp "^Allocation: thp, stores auto: copy ($m|memcpy) scale $m add $m triad $m, stagger 4160 bytes\$"
+}
+
+@test "BabelStream's Dot and Nstream: chosen by --kernels, validated, in text, JSON and CSV, never in the default table" {
+	run --separate-stderr "$BENCH" $TINY --kernels dot,nstream
+	assert_success
+	# STREAM's row layout, under their own labels, and only theirs
+	assert_line --regexp '^Dot: {7}[ 0-9]{9}[0-9]\.[0-9]( +[0-9]+\.[0-9]{6}){3}$'
+	assert_line --regexp '^Nstream: {3}[ 0-9]{9}[0-9]\.[0-9]( +[0-9]+\.[0-9]{6}){3}$'
+	refute_line --regexp '^(Copy|Scale|Add|Triad|Read|Write):'
+	assert_line --regexp '^Solution Validates'
+	assert_line --regexp '^  median dot '
+	run --separate-stderr "$BENCH" $TINY --kernels nstream,dot --json
+	assert_success
+	# 100000 doubles: Dot reads two arrays, Nstream reads three and writes one
+	run jq -r '.validation.ok, .validation.dot_ok, (.validation | has("read_ok")),
+		(.results[] | [.kernel, .bytes, .flops, .stores] | @tsv)' <<<"$output"
+	assert_output "$(printf 'true\ntrue\nfalse\nDot\t1600000\t200000\tnone\nNstream\t3200000\t300000\tplain')"
+	run --separate-stderr "$BENCH" $TINY --kernels dot,nstream --csv
+	assert_success
+	[ "$(cut -d, -f1,9,14,15 <<<"$output" | tail -n +2 | paste -sd ' ')" = "Dot,1600000,none,ok Nstream,3200000,plain,ok" ]
+	# all is every kernel, in the table's order
+	run --separate-stderr "$BENCH" $TINY --kernels all --json
+	assert_success
+	run jq -r '[.results[].kernel] | join(" ")' <<<"$output"
+	assert_output 'Copy Scale Add Triad Read Write Dot Nstream'
+	# the default run is STREAM's four and says nothing of them
+	run "$BENCH" $TINY
+	assert_success
+	refute_output --regexp '(D|d)ot|(N|n)stream'
 }

@@ -102,23 +102,56 @@ needs_openmp() {
 	assert_line --regexp '^Solution Validates'
 }
 
+@test "a Dot total off by a relative 1e-6 fails validation: Dot's sums are checked (BENCH_CORRUPT_TEST=4)" {
+	bin=$(build_variant corrupt4 gcc -O2 -DBENCH_CORRUPT_TEST=4)
+	run "$bin" $TINY --kernels dot,nstream
+	assert_failure 1
+	assert_line --regexp '^Failed Validation on Dot: repetition 3 summed [0-9.e+]+, expected [0-9.e+]+$'
+	[ "$(grep -c '^Failed Validation' <<<"$output")" -eq 1 ]
+	refute_line --partial 'Solution Validates'
+	run "$bin" $TINY --kernels all --json
+	assert_failure 1
+	run jq -r '[.validation.ok, .validation.dot_ok, .validation.read_ok, ([.validation.arrays[].errors] | add)] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\tfalse\ttrue\t0')"
+	# without Dot nothing is damaged, and the same build validates
+	run "$bin" $TINY --kernels read,nstream
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
+@test "an element Nstream's last pass missed fails validation (BENCH_CORRUPT_TEST=5)" {
+	bin=$(build_variant corrupt5 gcc -O2 -DBENCH_CORRUPT_TEST=5)
+	for stores in plain nt auto; do
+		run "$bin" $TINY --kernels dot,nstream --stores "$stores"
+		assert_failure 1
+		assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
+		assert_line --regexp '^     For array a\[\], 1 errors were found\.$'
+		refute_line --partial 'Failed Validation on array b'
+		refute_line --partial 'Solution Validates'
+	done
+	# without Nstream nothing is damaged, and the same build validates
+	run "$bin" $TINY --kernels copy,scale,add,triad,read,write,dot
+	assert_success
+	assert_line --regexp '^Solution Validates'
+}
+
 @test "the first repetition is left out of min, max, average and median (BENCH_WARMUP_TEST)" {
 	# The warm-up test build records each kernel's first repetition as
-	# 1e12 s (copy, add, read) or 1e-12 s (scale, triad, write): counted,
+	# 1e12 s (copy, add, read, dot) or 1e-12 s (scale, triad, write, nstream): counted,
 	# it would be the max and swamp the average, or be the min.  The
 	# bounds are a hundred-fold from those values, not speeds.
 	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
 	run "$bin" $TINY --kernels all --best --json
 	assert_success
-	run jq -e '[.results[], .best.results[]] | length == 12 and all(
+	run jq -e '[.results[], .best.results[]] | length == 16 and all(
 		.min_s > 1e-10 and .max_s < 1e10 and .median_s < 1e10 and
 		(.avg_s // 0) < 1e10 and .min_s <= .median_s and .median_s <= .max_s)' <<<"$output"
 	assert_success
 	# STREAM's table: Avg and Max time of the slow-first kernels
 	run "$bin" $TINY --kernels all
 	assert_success
-	awk '/^(Copy|Add|Read):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
-		END { exit n != 3 }' <<<"$output"
+	awk '/^(Copy|Add|Read|Dot):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
+		END { exit n != 4 }' <<<"$output"
 }
 
 @test "plain stores by default, as STREAM; STREAMING_STORES=2 makes auto the default" {
