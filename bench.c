@@ -748,6 +748,16 @@ static long long meminfo_value(const char *key)
 	return v;
 }
 
+/* The most bytes one run may map in all: half of what a pointer can
+ * address.  No array may be larger than PTRDIFF_MAX, and a 32-bit
+ * process gets 2 to 4 GiB of user space, part of it taken by the
+ * program, its stack and libraries; 2 GiB leaves that room.  On a
+ * 64-bit build it is far beyond any physical memory. */
+static unsigned long long address_space_bytes(void)
+{
+	return (unsigned long long)(SIZE_MAX / 2);
+}
+
 static unsigned long long physical_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);
@@ -1862,8 +1872,17 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		char b1[32], b2[32];
 		p->mode = o->lat_alloc;
 		p->regions = o->parallel; /* lat_mem_rd -P: one buffer a chase */
-		if (o->lat_max > (unsigned long long)SIZE_MAX / 2 / MAX_REGIONS ||
-		    (phys && o->lat_max * (unsigned long long)p->regions > phys)) {
+		if (o->lat_max > address_space_bytes() / (unsigned long long)p->regions) {
+			format_bytes(b1, sizeof(b1), o->lat_max);
+			format_bytes(b2, sizeof(b2), address_space_bytes());
+			if (p->regions > 1)
+				die("-P %d: %d chase buffers of %s are more than this "
+				    "%d-bit build can map (%s in all)", p->regions,
+				    p->regions, b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+			die("--max %s is more than this %d-bit build can map (%s)",
+			    b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+		}
+		if (phys && o->lat_max * (unsigned long long)p->regions > phys) {
 			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), phys);
 			if (p->regions > 1)
@@ -1887,7 +1906,16 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 						  o->lat_max : LAT_LOAD_MIN_BYTES;
 			unsigned long long need = o->lat_max +
 						  each * (unsigned long long)o->load_threads;
+			unsigned long long room = address_space_bytes();
 			/* the division keeps each * load_threads from overflowing */
+			if ((unsigned long long)o->load_threads + 1 > room / each) {
+				format_bytes(b1, sizeof(b1), each);
+				format_bytes(b2, sizeof(b2), room);
+				die("--load-threads %d: the chase and %d load arrays of "
+				    "%s are more than this %d-bit build can map (%s)",
+				    o->load_threads, o->load_threads, b1,
+				    (int)(sizeof(void *) * CHAR_BIT), b2);
+			}
 			if (phys && (each > phys ||
 				     (unsigned long long)o->load_threads > phys / each ||
 				     need > phys)) {
@@ -1906,7 +1934,11 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		if (o->size_auto) {
 			/* never below the compiled size; the three arrays take at
 			 * most half of memory; static arrays keep their size */
-			unsigned long long cap = phys / (6 * sizeof(elem_t));
+			unsigned long long cap = phys / (6 * sizeof(elem_t)),
+					   room = address_space_bytes() / 2 /
+						  (3 * sizeof(elem_t));
+			if (!cap || cap > room)
+				cap = room;
 			n = STREAM_ARRAY_SIZE;
 			if (p->rule_elems > n)
 				n = p->rule_elems;
@@ -1917,10 +1949,15 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		}
 		per = (n + o->offset) * sizeof(elem_t);
 		total = 3 * per + 3 * o->stagger;
-		if (n > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t) ||
-		    total > (unsigned long long)SIZE_MAX / 2)
+		if (n > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t))
 			die("--size: %llu elements overflow this machine's address "
 			    "space", n);
+		if (total > address_space_bytes())
+			die("--size: 3 arrays of %llu elements need %.1f MiB, more "
+			    "than this %d-bit build can map (%.1f MiB)", n,
+			    (double)total / 1048576.0,
+			    (int)(sizeof(void *) * CHAR_BIT),
+			    (double)address_space_bytes() / 1048576.0);
 		if (phys && total > phys)
 			die("--size: 3 arrays of %llu elements need %.1f MiB but this "
 			    "machine has %.1f MiB of physical memory", n,
@@ -2310,7 +2347,7 @@ static int phys_nodes(uintptr_t lo, unsigned long long pages,
 	while (i < pages) {
 		unsigned long long n = pages - i < PHYS_BATCH ? pages - i : PHYS_BATCH, k;
 		for (k = 0; k < n; k++)
-			addr[k] = (void *)(lo + (i + k) * page);
+			addr[k] = (void *)(uintptr_t)(lo + (i + k) * page);
 		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
 			    status, 0) != 0)
 			return 0;
@@ -5527,7 +5564,8 @@ static double lat_measure_mhz(void)
 		t = now();
 		x = lat_adds(x, calls);
 		t = now() - t;
-		if (t * 1e9 >= LAT_CLOCK_RUN_NS || calls > ((size_t)1 << 32))
+		if (t * 1e9 >= LAT_CLOCK_RUN_NS || calls > SIZE_MAX / 4 ||
+		    (double)calls > 4294967296.0)
 			break;
 		calls *= 2;
 	}
@@ -6890,7 +6928,11 @@ static unsigned long long lat_loaded_max(const struct options *o,
 				 (unsigned long long)reported_llc_instances(si);
 	unsigned long long want = stream_rule_elements(llc) * sizeof(elem_t);
 	unsigned long long cap = physical_memory() / 2 /
-				 (unsigned long long)(o->load_threads + 1);
+				 (unsigned long long)(o->load_threads + 1),
+			   room = address_space_bytes() / 2 /
+				  (unsigned long long)(o->load_threads + 1);
+	if (!cap || cap > room)
+		cap = room;
 	want = (want + (1ULL << 20) - 1) >> 20 << 20;
 	if (cap && want > cap)
 		want = cap >> 20 << 20;
