@@ -2209,6 +2209,10 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		pagesum = (p->regions * STATIC_BYTES + p->huge_page - 1) /
 			  p->huge_page;
 	p->huge_pages = (size_t)pagesum;
+#ifdef _WIN32
+	if (p->mode == A_SHM)
+		die("--alloc shm: Windows has no System V shared memory");
+#endif
 	if (p->mode == A_HUGETLB) {
 		if (!p->huge_page)
 			die("--alloc hugetlb: this kernel reports no huge page size");
@@ -3180,6 +3184,17 @@ static void os_identity(struct system_info *si)
 #endif
 }
 
+/* What this OS cannot tell or give, said once in the system block
+ * (NULL in the JSON where it lacks nothing bench uses). */
+#ifdef _WIN32
+#define OS_UNAVAILABLE "smaps (page sizes and mappings are unknown), " \
+	"transparent huge pages (thp allocates base pages), a hugetlbfs pool, " \
+	"sysfs and procfs (CPU governor; caches come from " \
+	"GetLogicalProcessorInformation), System V shared memory (--alloc shm)"
+#else
+#define OS_UNAVAILABLE NULL
+#endif
+
 #ifdef _WIN32
 /* What Windows itself says of the machine: the CPU's name (the
  * registry), its caches (GetLogicalProcessorInformation: each cache
@@ -3404,6 +3419,16 @@ static void output_open(const struct options *o)
 #endif
 		die("--json-file %s: exists and is not a regular file", out.path);
 	slash = strrchr(out.path, '/');
+#ifdef _WIN32
+	/* Windows paths may end in \\name or C:name */
+	{
+		const char *b = strrchr(out.path, '\\');
+		if (!b)
+			b = strchr(out.path, ':');
+		if (b && (!slash || b > slash))
+			slash = b;
+	}
+#endif
 	if ((size_t)snprintf(out.tmp, sizeof(out.tmp), "%.*s.%s.XXXXXX",
 			     slash ? (int)(slash - out.path + 1) : 0, out.path,
 			     slash ? slash + 1 : out.path) >= sizeof(out.tmp))
@@ -3614,8 +3639,14 @@ static void print_system_text(const struct system_info *si)
 	else
 		printf("Cache line: unknown (the OS reports none)\n");
 	format_bytes(b1, sizeof(b1), si->phys_mem);
+#ifdef _WIN32
+	printf("Memory: %s, large pages of %lld KiB (no pool: each run needs "
+	       "SeLockMemoryPrivilege)\n", b1, si->hp_kib);
+	printf("Not on Windows: %s\n", OS_UNAVAILABLE);
+#else
 	printf("Memory: %s, THP %s, huge pages %lld total %lld free of %lld KiB\n",
 	       b1, si->thp, si->hp_total, si->hp_free, si->hp_kib);
+#endif
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
 }
@@ -3673,6 +3704,7 @@ static void json_system(const struct system_info *si)
 	json_int("page_kib", si->hp_kib);
 	json_close('}');
 	json_str("governor", si->governor[0] ? si->governor : NULL);
+	json_str("os_unavailable", OS_UNAVAILABLE);
 	json_open("caches", '[');
 	for (i = 0; i < si->ncaches; i++) {
 		char name[16];
