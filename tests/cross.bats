@@ -20,20 +20,20 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 # $bin and $runner (what runs it here: qemu, wine, or nothing).  The
 # build's warnings fail the caller.
 port_bin() {
-	local cc qemu=""
+	local cc qemu="" flags=()
 	case "$1" in
 	i686) cc=i686-linux-gnu-gcc ;;
 	armhf) cc=arm-linux-gnueabihf-gcc qemu=qemu-arm-static ;;
 	s390x) cc=s390x-linux-gnu-gcc qemu=qemu-s390x-static ;;
 	riscv64) cc=riscv64-linux-gnu-gcc qemu=qemu-riscv64-static ;;
 	musl) cc=musl-gcc ;;
-	windows) cc=x86_64-w64-mingw32-gcc ;;
+	windows) cc=x86_64-w64-mingw32-gcc flags=(-fopenmp) ;;
 	esac
 	need "$cc"
 	bin="$BATS_FILE_TMPDIR/bench-$1"
 	[ "$1" != windows ] || bin="$bin.exe"
 	if [ ! -e "$bin.log" ]; then
-		"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -static \
+		"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -static "${flags[@]}" \
 			"$MEMBENCH_ROOT/bench.c" -o "$bin" >"$bin.log" 2>&1 ||
 			echo "(the build failed)" >>"$bin.log"
 	fi
@@ -160,6 +160,16 @@ teardown_file() {
 	assert_output "$(printf 'true\ttrue\tunavailable\ttrue\t-1\tsse2')"
 	run jq -r '.system.os_unavailable | contains("smaps")' "$BATS_FILE_TMPDIR/windows-latency.json"
 	assert_output true
+	# OpenMP's threads pinned with SetThreadAffinityMask, each where
+	# GetCurrentProcessorNumber finds it
+	if [ "$(nproc)" -ge 2 ]; then
+		export OMP_NUM_THREADS=2
+		run "${runner[@]}" "$bin" stream -s 200000 -n 3 --json
+		unset OMP_NUM_THREADS
+		assert_success
+		run jq -c '[.validation.ok, .run.binding, [.run.threads[].cpu]]' <<<"${output//$'\r'/}"
+		assert_output '[true,"auto (bench pinned thread i to the i-th allowed CPU)",[0,1]]'
+	fi
 	# large pages: used where the account holds the privilege, else
 	# refused in one line that names it (wine's accounts do not)
 	run --separate-stderr "${runner[@]}" "$bin" stream -s 20000 -n 3 --alloc hugetlb
