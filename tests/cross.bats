@@ -110,6 +110,13 @@ wine_run() {
 	wine "$@" 3>&-
 }
 
+# wine_on CPUS ARGS: the same, on those CPUs only (taskset).
+wine_on() {
+	local cpus="$1"
+	shift
+	taskset -c "$cpus" wine "$@" 3>&-
+}
+
 teardown_file() {
 	[ ! -d "$BATS_FILE_TMPDIR/wine" ] ||
 		WINEPREFIX="$BATS_FILE_TMPDIR/wine" wineserver -k 2>/dev/null || :
@@ -160,12 +167,16 @@ teardown_file() {
 	assert_output "$(printf 'true\ttrue\tunavailable\ttrue\t-1\tsse2')"
 	run jq -r '.system.os_unavailable | contains("smaps")' "$BATS_FILE_TMPDIR/windows-latency.json"
 	assert_output true
+	# the CPUs the process may use, from GetProcessAffinityMask
+	need taskset
+	run wine_on 0 "$bin" info --json
+	assert_success
+	run jq -r '.process.allowed_cpus' <<<"${output//$'\r'/}"
+	assert_output 0
 	# OpenMP's threads pinned with SetThreadAffinityMask, each where
 	# GetCurrentProcessorNumber finds it
 	if [ "$(nproc)" -ge 2 ]; then
-		export OMP_NUM_THREADS=2
-		run "${runner[@]}" "$bin" stream -s 200000 -n 3 --json
-		unset OMP_NUM_THREADS
+		OMP_NUM_THREADS=2 run "${runner[@]}" "$bin" stream -s 200000 -n 3 --json
 		assert_success
 		run jq -c '[.validation.ok, .run.binding, [.run.threads[].cpu]]' <<<"${output//$'\r'/}"
 		assert_output '[true,"auto (bench pinned thread i to the i-th allowed CPU)",[0,1]]'
