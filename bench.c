@@ -7053,14 +7053,17 @@ static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
 {
-	char b[32], map[1024];
+	char b[32], map[1024], pg[64];
 	int i;
 	format_bytes(b, sizeof(b), o->lat_max);
-	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
-	       "(%.0f%% huge), chase on CPU %d\n", BENCH_VERSION,
-	       lat_pattern_names[o->pattern], alloc_names[r->plan.mode], b,
-	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
-	       r->cpu);
+	if (r->pages.known)
+		snprintf(pg, sizeof(pg), "%lu KiB pages (%.0f%% huge)",
+			 r->pages.page_kib, r->pages.huge_pct);
+	else
+		snprintf(pg, sizeof(pg), "pages of unknown size (no smaps)");
+	printf("# membench %s latency: pattern %s, alloc %s, %s on %s, chase on "
+	       "CPU %d\n", BENCH_VERSION, lat_pattern_names[o->pattern],
+	       alloc_names[r->plan.mode], b, pg, r->cpu);
 	format_mapping(map, sizeof(map), &r->pages);
 	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
