@@ -5,7 +5,9 @@
  *     cc -O3 -fopenmp bench.c -o bench        (OpenMP, recommended)
  *     cc -O2 bench.c -o bench                 (serial)
  * C99 plus POSIX; OpenMP only under _OPENMP; Linux-only parts (smaps,
- * MAP_HUGETLB, sched_getcpu) compile out elsewhere.
+ * MAP_HUGETLB, sched_getcpu) compile out elsewhere.  On Windows (mingw-w64)
+ * the Win32 API stands in for POSIX's clock, mappings, affinity and
+ * system facts; what it has no counterpart for is reported as missing.
  *
  * The bandwidth program keeps the kernels, byte counts, validation and
  * text of John McCalpin's STREAM 5.10, so scripts that parse STREAM keep
@@ -59,11 +61,17 @@
 #include <unistd.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/stat.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+#else
 #include <sys/mman.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -661,6 +669,8 @@ static int current_cpu(void)
 {
 #if defined(__linux__) && defined(CPU_SETSIZE)
 	return sched_getcpu();
+#elif defined(_WIN32)
+	return (int)GetCurrentProcessorNumber();
 #else
 	return -1;
 #endif
@@ -674,6 +684,12 @@ static int pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+#elif defined(_WIN32)
+	/* one processor group: the first 64 CPUs */
+	if (cpu < 0 || cpu >= (int)(sizeof(DWORD_PTR) * CHAR_BIT))
+		return -1;
+	return SetThreadAffinityMask(GetCurrentThread(),
+				     (DWORD_PTR)1 << cpu) ? 0 : -1;
 #else
 	(void)cpu;
 	return -1;
@@ -690,6 +706,15 @@ static int allowed_cpus(int *cpus, int max)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
 		for (c = 0; c < CPU_SETSIZE && n < max; c++)
 			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+		return n;
+	}
+#elif defined(_WIN32)
+	DWORD_PTR mine, sys;
+	int c;
+	if (GetProcessAffinityMask(GetCurrentProcess(), &mine, &sys)) {
+		for (c = 0; c < (int)(sizeof(mine) * CHAR_BIT) && n < max; c++)
+			if (mine >> c & 1)
 				cpus[n++] = c;
 		return n;
 	}
@@ -710,6 +735,173 @@ static FILE *open_self_smaps(void)
 #endif
 }
 
+/* A Linux pseudo-file (procfs, sysfs) opened for reading.  Windows has
+ * none, and under wine a path such as /proc/cpuinfo would reach the
+ * Linux host's: there every read fails, so callers report "unknown"
+ * rather than the host's facts. */
+static FILE *pseudo_open(const char *path)
+{
+#ifdef _WIN32
+	(void)path;
+	return NULL;
+#else
+	return fopen(path, "r");
+#endif
+}
+
+/* The OS's base page, CPUs online and CPUs it can have. */
+static long os_page_bytes(void)
+{
+#ifdef _WIN32
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	return (long)si.dwPageSize;
+#else
+	return sysconf(_SC_PAGESIZE);
+#endif
+}
+
+static long os_cpus_online(void)
+{
+#ifdef _WIN32
+	return (long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+	return sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+}
+
+static long os_cpus_configured(void)
+{
+#ifdef _WIN32
+	return (long)GetMaximumProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+	return sysconf(_SC_NPROCESSORS_CONF);
+#endif
+}
+
+/* Anonymous zeroed memory straight from the OS (mmap, VirtualAlloc);
+ * NULL on failure.  os_unmap gives it back. */
+static void *os_map(size_t len)
+{
+#ifdef _WIN32
+	return VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+#else
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void os_unmap(void *p, size_t len)
+{
+#ifdef _WIN32
+	(void)len;
+	VirtualFree(p, 0, MEM_RELEASE);
+#else
+	munmap(p, len);
+#endif
+}
+
+/* Windows' large pages: only for a process that holds the "Lock pages
+ * in memory" privilege (SeLockMemoryPrivilege), which must be enabled
+ * in its token first.  Returns why not, or NULL when they may be used. */
+#ifdef _WIN32
+static const char *win_large_pages_refused(void)
+{
+	HANDLE tok;
+	TOKEN_PRIVILEGES tp;
+	DWORD err;
+	if (GetLargePageMinimum() == 0)
+		return "this Windows offers no large pages";
+	if (!OpenProcessToken(GetCurrentProcess(),
+			      TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, &tok))
+		return "cannot open this process's token to enable "
+		       "SeLockMemoryPrivilege";
+	tp.PrivilegeCount = 1;
+	tp.Privileges[0].Attributes = SE_PRIVILEGE_ENABLED;
+	if (!LookupPrivilegeValueA(NULL, "SeLockMemoryPrivilege",
+				   &tp.Privileges[0].Luid) ||
+	    !AdjustTokenPrivileges(tok, FALSE, &tp, 0, NULL, NULL)) {
+		CloseHandle(tok);
+		return "SeLockMemoryPrivilege could not be enabled";
+	}
+	err = GetLastError();
+	CloseHandle(tok);
+	if (err == ERROR_NOT_ALL_ASSIGNED)
+		return "this account lacks the 'Lock pages in memory' privilege "
+		       "(SeLockMemoryPrivilege) that large pages need";
+	return NULL;
+}
+#endif
+
+/* Memory on the OS's huge pages of hp bytes (MAP_HUGETLB; Windows'
+ * MEM_LARGE_PAGES); NULL where it cannot give them. */
+static void *os_map_huge(size_t len)
+{
+#if defined(_WIN32)
+	if (win_large_pages_refused())
+		return NULL;
+	return VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT | MEM_LARGE_PAGES,
+			    PAGE_READWRITE);
+#elif defined(MAP_HUGETLB)
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+#else
+	(void)len;
+	return NULL;
+#endif
+}
+
+/* Page-aligned heap memory (posix_memalign; _aligned_malloc on
+ * Windows, whose free differs). */
+static void *os_aligned_alloc(size_t len)
+{
+#ifdef _WIN32
+	return _aligned_malloc(len, 4096);
+#else
+	void *p = NULL;
+	return posix_memalign(&p, 4096, len) == 0 ? p : NULL;
+#endif
+}
+
+static void os_aligned_free(void *p)
+{
+#ifdef _WIN32
+	_aligned_free(p);
+#else
+	free(p);
+#endif
+}
+
+/* System V shared memory, marked for removal at once: the segment then
+ * disappears when we detach or die, whatever the exit path.  NULL where
+ * the OS has none (Windows). */
+static void *os_shm_alloc(size_t len)
+{
+#ifdef _WIN32
+	(void)len;
+	return NULL;
+#else
+	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
+	void *p;
+	if (id < 0)
+		return NULL;
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	return p == (void *)-1 ? NULL : p;
+#endif
+}
+
+static void os_shm_free(void *p)
+{
+#ifdef _WIN32
+	(void)p;
+#else
+	shmdt(p);
+#endif
+}
+
 /* Paths of the kernel's pseudo-files, redirectable for tests. */
 static const char *sysfs_root(void)
 {
@@ -726,7 +918,7 @@ static const char *procfs_root(void)
 /* First line of a file, trailing whitespace removed; 0 if readable. */
 static int read_first_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = pseudo_open(path);
 	size_t n;
 	if (!f)
 		return -1;
@@ -749,7 +941,7 @@ static long long meminfo_value(const char *key)
 	long long v = -1;
 	FILE *f;
 	snprintf(path, sizeof(path), "%s/meminfo", procfs_root());
-	f = fopen(path, "r");
+	f = pseudo_open(path);
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -761,13 +953,29 @@ static long long meminfo_value(const char *key)
 	return v;
 }
 
+/* The most bytes one run may map in all: half of what a pointer can
+ * address.  No array may be larger than PTRDIFF_MAX, and a 32-bit
+ * process gets 2 to 4 GiB of user space, part of it taken by the
+ * program, its stack and libraries; 2 GiB leaves that room.  On a
+ * 64-bit build it is far beyond any physical memory. */
+static unsigned long long address_space_bytes(void)
+{
+	return (unsigned long long)(SIZE_MAX / 2);
+}
+
 static unsigned long long physical_memory(void)
 {
+#ifdef _WIN32
+	MEMORYSTATUSEX ms;
+	ms.dwLength = sizeof(ms);
+	return GlobalMemoryStatusEx(&ms) ? (unsigned long long)ms.ullTotalPhys : 0;
+#else
 	long pages = sysconf(_SC_PHYS_PAGES);
 	long psz = sysconf(_SC_PAGESIZE);
 	if (pages <= 0 || psz <= 0)
 		return 0;
 	return (unsigned long long)pages * (unsigned long long)psz;
+#endif
 }
 
 /* Whether x is a finite number, from its bits: -ffinite-math-only (and
@@ -1824,8 +2032,12 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 /* Huge page size of the default pool in bytes (0 if unknown). */
 static size_t hugetlb_page_bytes(void)
 {
+#ifdef _WIN32
+	return GetLargePageMinimum();
+#else
 	long long kib = meminfo_value("Hugepagesize");
 	return kib > 0 ? (size_t)kib * 1024 : 0;
+#endif
 }
 
 /* Refuse --alloc hugetlb before mmap when the pool is too small: a
@@ -1833,6 +2045,14 @@ static size_t hugetlb_page_bytes(void)
  * users know this as the run that dies when pages run out). */
 static void hugetlb_check_pool(size_t total_pages)
 {
+#ifdef _WIN32
+	/* Windows keeps no pool: large pages come from free memory, for a
+	 * process with the privilege */
+	const char *why = win_large_pages_refused();
+	(void)total_pages;
+	if (why)
+		die("--alloc hugetlb: %s", why);
+#else
 	long long free_p = meminfo_value("HugePages_Free");
 	long long rsvd = meminfo_value("HugePages_Rsvd");
 	char path[512], nr[64] = "?";
@@ -1847,6 +2067,7 @@ static void hugetlb_check_pool(size_t total_pages)
 		    "(nr_hugepages=%s); reserve more, e.g. echo %lld > "
 		    "/proc/sys/vm/nr_hugepages", total_pages, avail, nr,
 		    atoll(nr) + (long long)total_pages - avail);
+#endif
 }
 
 /* STREAM's sizing rule: the elements that make each array at least
@@ -1897,8 +2118,17 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		char b1[32], b2[32];
 		p->mode = o->lat_alloc;
 		p->regions = o->parallel; /* lat_mem_rd -P: one buffer a chase */
-		if (o->lat_max > (unsigned long long)SIZE_MAX / 2 / MAX_REGIONS ||
-		    (phys && o->lat_max * (unsigned long long)p->regions > phys)) {
+		if (o->lat_max > address_space_bytes() / (unsigned long long)p->regions) {
+			format_bytes(b1, sizeof(b1), o->lat_max);
+			format_bytes(b2, sizeof(b2), address_space_bytes());
+			if (p->regions > 1)
+				die("-P %d: %d chase buffers of %s are more than this "
+				    "%d-bit build can map (%s in all)", p->regions,
+				    p->regions, b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+			die("--max %s is more than this %d-bit build can map (%s)",
+			    b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+		}
+		if (phys && o->lat_max * (unsigned long long)p->regions > phys) {
 			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), phys);
 			if (p->regions > 1)
@@ -1922,7 +2152,16 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 						  o->lat_max : LAT_LOAD_MIN_BYTES;
 			unsigned long long need = o->lat_max +
 						  each * (unsigned long long)o->load_threads;
+			unsigned long long room = address_space_bytes();
 			/* the division keeps each * load_threads from overflowing */
+			if ((unsigned long long)o->load_threads + 1 > room / each) {
+				format_bytes(b1, sizeof(b1), each);
+				format_bytes(b2, sizeof(b2), room);
+				die("--load-threads %d: the chase and %d load arrays of "
+				    "%s are more than this %d-bit build can map (%s)",
+				    o->load_threads, o->load_threads, b1,
+				    (int)(sizeof(void *) * CHAR_BIT), b2);
+			}
 			if (phys && (each > phys ||
 				     (unsigned long long)o->load_threads > phys / each ||
 				     need > phys)) {
@@ -1941,7 +2180,11 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		if (o->size_auto) {
 			/* never below the compiled size; the three arrays take at
 			 * most half of memory; static arrays keep their size */
-			unsigned long long cap = phys / (6 * sizeof(elem_t));
+			unsigned long long cap = phys / (6 * sizeof(elem_t)),
+					   room = address_space_bytes() / 2 /
+						  (3 * sizeof(elem_t));
+			if (!cap || cap > room)
+				cap = room;
 			n = STREAM_ARRAY_SIZE;
 			if (p->rule_elems > n)
 				n = p->rule_elems;
@@ -1952,10 +2195,15 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		}
 		per = (n + o->offset) * sizeof(elem_t);
 		total = 3 * per + 3 * o->stagger;
-		if (n > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t) ||
-		    total > (unsigned long long)SIZE_MAX / 2)
+		if (n > (ULLONG_MAX / 4 - o->offset) / sizeof(elem_t))
 			die("--size: %llu elements overflow this machine's address "
 			    "space", n);
+		if (total > address_space_bytes())
+			die("--size: 3 arrays of %llu elements need %.1f MiB, more "
+			    "than this %d-bit build can map (%.1f MiB)", n,
+			    (double)total / 1048576.0,
+			    (int)(sizeof(void *) * CHAR_BIT),
+			    (double)address_space_bytes() / 1048576.0);
 		if (phys && total > phys)
 			die("--size: 3 arrays of %llu elements need %.1f MiB but this "
 			    "machine has %.1f MiB of physical memory", n,
@@ -1996,6 +2244,10 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		pagesum = (p->regions * STATIC_BYTES + p->huge_page - 1) /
 			  p->huge_page;
 	p->huge_pages = (size_t)pagesum;
+#ifdef _WIN32
+	if (p->mode == A_SHM)
+		die("--alloc shm: Windows has no System V shared memory");
+#endif
 	if (p->mode == A_HUGETLB) {
 		if (!p->huge_page)
 			die("--alloc hugetlb: this kernel reports no huge page size");
@@ -2024,8 +2276,8 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 		r->data = static_array;
 		return static_array ? 0 : -1;
 	case A_MALLOC: {
-		void *p = NULL;
-		if (posix_memalign(&p, 4096, len) != 0)
+		void *p = os_aligned_alloc(len);
+		if (!p)
 			return -1;
 		r->map = p;
 		break;
@@ -2035,9 +2287,8 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 		/* THP needs 2 MiB-aligned virtual ranges to use huge pages. */
 		size_t align = mode == A_THP ? HUGE_2M : 0;
 		size_t maplen = round_up(len + align, 4096);
-		char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
+		char *p = os_map(maplen);
+		if (!p)
 			return -1;
 		r->map = p;
 		r->maplen = maplen;
@@ -2052,31 +2303,19 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 		return 0;
 	}
 	case A_HUGETLB: {
-#ifdef MAP_HUGETLB
 		size_t hp = hugetlb_page_bytes();
 		size_t maplen = round_up(len, hp ? hp : HUGE_2M);
-		char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-		if (p == MAP_FAILED)
+		char *p = os_map_huge(maplen);
+		if (!p)
 			return -1;
 		r->map = p;
 		r->maplen = maplen;
 		r->data = p + shift;
 		return 0;
-#else
-		return -1;
-#endif
 	}
 	case A_SHM: {
-		/* Marked for removal at once: the segment then disappears when
-		 * we detach or die, whatever the exit path. */
-		int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
-		void *p;
-		if (id < 0)
-			return -1;
-		p = shmat(id, NULL, 0);
-		shmctl(id, IPC_RMID, NULL);
-		if (p == (void *)-1)
+		void *p = os_shm_alloc(len);
+		if (!p)
 			return -1;
 		r->map = p;
 		r->data = (char *)p + shift;
@@ -2093,17 +2332,17 @@ static void region_free(struct region *r)
 	case A_STATIC:
 		break;
 	case A_MALLOC:
-		free(r->map);
+		os_aligned_free(r->map);
 		break;
 	case A_MMAP:
 	case A_THP:
 	case A_HUGETLB:
 		if (r->map)
-			munmap(r->map, r->maplen);
+			os_unmap(r->map, r->maplen);
 		break;
 	case A_SHM:
 		if (r->map)
-			shmdt(r->map);
+			os_shm_free(r->map);
 		break;
 	}
 	r->map = r->data = NULL;
@@ -2345,7 +2584,7 @@ static int phys_nodes(uintptr_t lo, unsigned long long pages,
 	while (i < pages) {
 		unsigned long long n = pages - i < PHYS_BATCH ? pages - i : PHYS_BATCH, k;
 		for (k = 0; k < n; k++)
-			addr[k] = (void *)(lo + (i + k) * page);
+			addr[k] = (void *)(uintptr_t)(lo + (i + k) * page);
 		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
 			    status, 0) != 0)
 			return 0;
@@ -2406,7 +2645,7 @@ static void phys_run_end(struct phys_report *pr, FILE **kf,
  * is a stretch of present pages whose frames follow one another. */
 static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
 {
-	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	unsigned long page = (unsigned long)os_page_bytes();
 	uintptr_t lo = (uintptr_t)addr / page * page;
 	unsigned long long npages = ((uintptr_t)addr + bytes - lo + page - 1) / page;
 	unsigned long long i = 0, run_pfn = 0, run = 0, nonzero = 0;
@@ -2495,6 +2734,18 @@ static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
 
 static double now(void)
 {
+#ifdef _WIN32
+	/* QueryPerformanceCounter: Windows' monotonic clock */
+	static double tick;
+	LARGE_INTEGER c;
+	if (!tick) {
+		LARGE_INTEGER f;
+		QueryPerformanceFrequency(&f);
+		tick = 1.0 / (double)f.QuadPart;
+	}
+	QueryPerformanceCounter(&c);
+	return (double)c.QuadPart * tick;
+#else
 	struct timeval tv;
 #if defined(CLOCK_MONOTONIC)
 	struct timespec ts;
@@ -2503,6 +2754,7 @@ static double now(void)
 #endif
 	gettimeofday(&tv, NULL);
 	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+#endif
 }
 
 /* Smallest step the clock can show, in seconds: the least difference
@@ -2808,7 +3060,7 @@ static int cache_instances(int index)
 {
 	enum { MAXSETS = 512 };
 	char *sets[MAXSETS];
-	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long cpu, ncpu = os_cpus_configured();
 	int n = 0, k;
 	for (cpu = 0; cpu < ncpu && cpu < 65536; cpu++) {
 		char path[512], buf[1024];
@@ -2910,16 +3162,53 @@ static int reported_line(const struct system_info *si)
 	return si->line;
 }
 
-static void collect_system(struct system_info *si)
+/* Host name, kernel ("Linux 6.1.0", "Windows 10.0.19045") and machine
+ * ("x86_64"). */
+static void os_identity(struct system_info *si)
 {
-	char path[512], line[512];
+#ifdef _WIN32
+	DWORD n = (DWORD)sizeof(si->hostname);
+	SYSTEM_INFO sys;
+	OSVERSIONINFOA v;
+	if (!GetComputerNameA(si->hostname, &n))
+		strcpy(si->hostname, "unknown");
+	/* GetVersionEx answers what the program's manifest claims (8.0
+	 * without one): the kernel's own number is in KUSER_SHARED_DATA,
+	 * which ntdll's RtlGetVersion reads; the plain call is the
+	 * fallback */
+	memset(&v, 0, sizeof(v));
+	v.dwOSVersionInfoSize = sizeof(v);
+	{
+		typedef LONG(WINAPI * rtl_get_version)(OSVERSIONINFOA *);
+		HMODULE nt = GetModuleHandleA("ntdll.dll");
+		FARPROC fp = nt ? GetProcAddress(nt, "RtlGetVersion") : NULL;
+		rtl_get_version get;
+		if (fp) {
+			memcpy(&get, &fp, sizeof(get));
+			if (get(&v) != 0)
+				fp = NULL;
+		}
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+		if (!fp && !GetVersionExA(&v))
+			v.dwMajorVersion = 0;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+	}
+	snprintf(si->kernel, sizeof(si->kernel), "Windows %lu.%lu.%lu",
+		 (unsigned long)v.dwMajorVersion, (unsigned long)v.dwMinorVersion,
+		 (unsigned long)v.dwBuildNumber);
+	GetNativeSystemInfo(&sys);
+	snprintf(si->machine, sizeof(si->machine), "%s",
+		 sys.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64 ? "x86_64"
+		 : sys.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_INTEL ? "i686"
+		 : sys.wProcessorArchitecture == 12 ? "aarch64" /* ARM64 */
+		 : "unknown");
+#else
 	struct utsname u;
-	time_t t = time(NULL);
-	FILE *f;
-	char *lb, *rb;
-	int i;
-
-	memset(si, 0, sizeof(*si));
 	if (gethostname(si->hostname, sizeof(si->hostname) - 1) != 0)
 		strcpy(si->hostname, "unknown");
 	if (uname(&u) == 0) {
@@ -2927,15 +3216,114 @@ static void collect_system(struct system_info *si)
 			 u.release);
 		snprintf(si->machine, sizeof(si->machine), "%s", u.machine);
 	}
+#endif
+}
+
+/* What this OS cannot tell or give, said once in the system block
+ * (NULL in the JSON where it lacks nothing bench uses). */
+#ifdef _WIN32
+#define OS_UNAVAILABLE "smaps (page sizes and mappings are unknown), " \
+	"transparent huge pages (thp allocates base pages), a hugetlbfs pool, " \
+	"sysfs and procfs (CPU governor; caches come from " \
+	"GetLogicalProcessorInformation), System V shared memory (--alloc shm)"
+#else
+#define OS_UNAVAILABLE NULL
+#endif
+
+#ifdef _WIN32
+/* What Windows itself says of the machine: the CPU's name (the
+ * registry), its caches (GetLogicalProcessorInformation: each cache
+ * once per set of CPUs sharing it, so instances are counted as on
+ * sysfs).  Transparent huge pages, a huge page pool and a frequency
+ * governor are Linux's; they stay unknown. */
+static void win_system_facts(struct system_info *si)
+{
+	SYSTEM_LOGICAL_PROCESSOR_INFORMATION *buf = NULL;
+	DWORD len = 0, i, n;
+	char name[sizeof(si->cpu_model)];
+	DWORD nlen = (DWORD)sizeof(name);
+	HKEY key;
+	if (RegOpenKeyExA(HKEY_LOCAL_MACHINE,
+			  "HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
+			  0, KEY_READ, &key) == ERROR_SUCCESS) {
+		DWORD type;
+		if (RegQueryValueExA(key, "ProcessorNameString", NULL, &type,
+				     (BYTE *)name, &nlen) == ERROR_SUCCESS &&
+		    type == REG_SZ && nlen > 1) {
+			name[sizeof(name) - 1] = '\0';
+			snprintf(si->cpu_model, sizeof(si->cpu_model), "%s", name);
+		}
+		RegCloseKey(key);
+	}
+	strcpy(si->thp, "unavailable");
+	si->hp_total = si->hp_free = si->hp_rsvd = -1;
+	si->hp_kib = (long long)(GetLargePageMinimum() / 1024);
+	if (GetLogicalProcessorInformation(NULL, &len) ||
+	    GetLastError() != ERROR_INSUFFICIENT_BUFFER ||
+	    !(buf = malloc(len)))
+		return;
+	if (!GetLogicalProcessorInformation(buf, &len)) {
+		free(buf);
+		return;
+	}
+	n = len / sizeof(*buf);
+	si->ncaches = 0;
+	for (i = 0; i < n; i++) {
+		const CACHE_DESCRIPTOR *d = &buf[i].Cache;
+		struct cache_info *c = NULL;
+		int k;
+		if (buf[i].Relationship != RelationCache || d->Level < 1)
+			continue;
+		for (k = 0; k < si->ncaches; k++)
+			if (si->caches[k].level == d->Level &&
+			    si->caches[k].bytes == d->Size &&
+			    strcmp(si->caches[k].type,
+				   d->Type == CacheInstruction ? "Instruction"
+				   : d->Type == CacheData ? "Data" : "Unified") == 0)
+				c = &si->caches[k];
+		if (c) {
+			c->instances++;
+			continue;
+		}
+		if (si->ncaches >= MAX_CACHES)
+			continue;
+		c = &si->caches[si->ncaches++];
+		memset(c, 0, sizeof(*c));
+		c->level = d->Level;
+		snprintf(c->type, sizeof(c->type), "%s",
+			 d->Type == CacheInstruction ? "Instruction"
+			 : d->Type == CacheData ? "Data" : "Unified");
+		c->bytes = d->Size;
+		c->line = d->LineSize;
+		c->instances = 1;
+		if (c->level == 1 && c->line > 0 && d->Type != CacheInstruction) {
+			si->line = c->line;
+			si->line_source = "GetLogicalProcessorInformation";
+		}
+	}
+	free(buf);
+}
+#endif
+
+static void collect_system(struct system_info *si)
+{
+	char path[512], line[512];
+	time_t t = time(NULL);
+	FILE *f;
+	char *lb, *rb;
+	int i;
+
+	memset(si, 0, sizeof(*si));
+	os_identity(si);
 	strftime(si->timestamp, sizeof(si->timestamp), "%Y-%m-%dT%H:%M:%SZ",
 		 gmtime(&t));
-	si->online_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	si->online_cpus = os_cpus_online();
 	si->phys_mem = physical_memory();
 
 	/* x86 says "model name", POWER "cpu", Arm "CPU part"/"Hardware". */
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
 	snprintf(si->cpu_model, sizeof(si->cpu_model), "%s", si->machine);
-	if ((f = fopen(path, "r")) != NULL) {
+	if ((f = pseudo_open(path)) != NULL) {
 		while (fgets(line, sizeof(line), f)) {
 			char *colon = strchr(line, ':');
 			size_t n;
@@ -2985,6 +3373,9 @@ static void collect_system(struct system_info *si)
 		}
 	if (!si->line && (si->line = auxv_cache_line()) > 0)
 		si->line_source = "auxv AT_DCACHEBSIZE";
+#ifdef _WIN32
+	win_system_facts(si);
+#endif
 }
 
 /* ======================================================================
@@ -3025,10 +3416,16 @@ static void output_signal(int sig)
  * nohup does SIGHUP): an ignored signal stays ignored. */
 static void output_on_signal(int sig)
 {
+#ifdef _WIN32
+	/* no sigaction: signal() answers the handler it replaced */
+	if (signal(sig, output_signal) == SIG_IGN)
+		signal(sig, SIG_IGN);
+#else
 	struct sigaction now;
 	if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
 		return;
 	signal(sig, output_signal);
+#endif
 }
 
 /* --json-file PATH: refused up front unless PATH is a regular file or
@@ -3050,9 +3447,23 @@ static void output_open(const struct options *o)
 	if (!o->json_path)
 		return;
 	out.path = o->json_path;
+#ifdef _WIN32
+	if (stat(out.path, &st) == 0 && !S_ISREG(st.st_mode))
+#else
 	if (lstat(out.path, &st) == 0 && !S_ISREG(st.st_mode))
+#endif
 		die("--json-file %s: exists and is not a regular file", out.path);
 	slash = strrchr(out.path, '/');
+#ifdef _WIN32
+	/* Windows paths may end in \\name or C:name */
+	{
+		const char *b = strrchr(out.path, '\\');
+		if (!b)
+			b = strchr(out.path, ':');
+		if (b && (!slash || b > slash))
+			slash = b;
+	}
+#endif
 	if ((size_t)snprintf(out.tmp, sizeof(out.tmp), "%.*s.%s.XXXXXX",
 			     slash ? (int)(slash - out.path + 1) : 0, out.path,
 			     slash ? slash + 1 : out.path) >= sizeof(out.tmp))
@@ -3065,24 +3476,36 @@ static void output_open(const struct options *o)
 	atexit(output_discard);
 	output_on_signal(SIGINT);
 	output_on_signal(SIGTERM);
+#ifdef SIGHUP
 	output_on_signal(SIGHUP);
+#endif
 }
 
 /* The run's output is complete: a result that was not written is a
  * failure, on stdout as in the JSON file. */
 static void output_commit(void)
 {
+#ifndef _WIN32
 	mode_t mask;
+#endif
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die("standard output: %s", strerror(errno ? errno : EIO));
 	if (!out.path)
 		return;
+#ifdef _WIN32
+	/* rename() will not replace a file on Windows; MoveFileEx will */
+	if (fflush(out.json) != 0 || ferror(out.json) || fclose(out.json) != 0 ||
+	    !MoveFileExA(out.tmp, out.path, MOVEFILE_REPLACE_EXISTING))
+		die("--json-file %s: cannot write it (Windows error %lu)", out.path,
+		    (unsigned long)GetLastError());
+#else
 	mask = umask(0);
 	umask(mask); /* the mode fopen would have given, not mkstemp's 0600 */
 	if (fflush(out.json) != 0 || ferror(out.json) ||
 	    fchmod(fileno(out.json), 0666 & ~mask) != 0 || fclose(out.json) != 0 ||
 	    rename(out.tmp, out.path) != 0)
 		die("--json-file %s: %s", out.path, strerror(errno ? errno : EIO));
+#endif
 	out.tmp[0] = '\0';
 }
 
@@ -3251,8 +3674,14 @@ static void print_system_text(const struct system_info *si)
 	else
 		printf("Cache line: unknown (the OS reports none)\n");
 	format_bytes(b1, sizeof(b1), si->phys_mem);
+#ifdef _WIN32
+	printf("Memory: %s, large pages of %lld KiB (no pool: each run needs "
+	       "SeLockMemoryPrivilege)\n", b1, si->hp_kib);
+	printf("Not on Windows: %s\n", OS_UNAVAILABLE);
+#else
 	printf("Memory: %s, THP %s, huge pages %lld total %lld free of %lld KiB\n",
 	       b1, si->thp, si->hp_total, si->hp_free, si->hp_kib);
+#endif
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
 }
@@ -3310,6 +3739,7 @@ static void json_system(const struct system_info *si)
 	json_int("page_kib", si->hp_kib);
 	json_close('}');
 	json_str("governor", si->governor[0] ? si->governor : NULL);
+	json_str("os_unavailable", OS_UNAVAILABLE);
 	json_open("caches", '[');
 	for (i = 0; i < si->ncaches; i++) {
 		char name[16];
@@ -5325,7 +5755,7 @@ static void lat_chain_verify(void *head, size_t lines)
 /* Bytes of the pages --pattern page keeps its lines in: the base page. */
 static size_t lat_page_bytes(void)
 {
-	long p = sysconf(_SC_PAGESIZE);
+	long p = os_page_bytes();
 	return p > 0 ? (size_t)p : 4096;
 }
 
@@ -5572,7 +6002,8 @@ static double lat_measure_mhz(void)
 		t = now();
 		x = lat_adds(x, calls);
 		t = now() - t;
-		if (t * 1e9 >= LAT_CLOCK_RUN_NS || calls > ((size_t)1 << 32))
+		if (t * 1e9 >= LAT_CLOCK_RUN_NS || calls > SIZE_MAX / 4 ||
+		    (double)calls > 4294967296.0)
 			break;
 		calls *= 2;
 	}
@@ -6131,7 +6562,7 @@ static void lat_load_check_cpus(const struct options *o)
 	checked = 1;
 	n = allowed_cpus(cpus, MAX_THREADS);
 	if (n <= 0)
-		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		n = (int)os_cpus_online();
 	if (n == 1)
 		warn("--load-threads %d: only one CPU is allowed, so the load "
 		     "threads share it with the chase", o->load_threads);
@@ -6667,14 +7098,17 @@ static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
 {
-	char b[32], map[1024];
+	char b[32], map[1024], pg[64];
 	int i;
 	format_bytes(b, sizeof(b), o->lat_max);
-	printf("# membench %s latency: pattern %s, alloc %s, %s on %lu KiB pages "
-	       "(%.0f%% huge), chase on CPU %d\n", BENCH_VERSION,
-	       lat_pattern_names[o->pattern], alloc_names[r->plan.mode], b,
-	       r->pages.known ? r->pages.page_kib : 0UL, r->pages.huge_pct,
-	       r->cpu);
+	if (r->pages.known)
+		snprintf(pg, sizeof(pg), "%lu KiB pages (%.0f%% huge)",
+			 r->pages.page_kib, r->pages.huge_pct);
+	else
+		snprintf(pg, sizeof(pg), "pages of unknown size (no smaps)");
+	printf("# membench %s latency: pattern %s, alloc %s, %s on %s, chase on "
+	       "CPU %d\n", BENCH_VERSION, lat_pattern_names[o->pattern],
+	       alloc_names[r->plan.mode], b, pg, r->cpu);
 	format_mapping(map, sizeof(map), &r->pages);
 	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
@@ -6935,7 +7369,11 @@ static unsigned long long lat_loaded_max(const struct options *o,
 				 (unsigned long long)reported_llc_instances(si);
 	unsigned long long want = stream_rule_elements(llc) * sizeof(elem_t);
 	unsigned long long cap = physical_memory() / 2 /
-				 (unsigned long long)(o->load_threads + 1);
+				 (unsigned long long)(o->load_threads + 1),
+			   room = address_space_bytes() / 2 /
+				  (unsigned long long)(o->load_threads + 1);
+	if (!cap || cap > room)
+		cap = room;
 	want = (want + (1ULL << 20) - 1) >> 20 << 20;
 	if (cap && want > cap)
 		want = cap >> 20 << 20;

@@ -5,9 +5,238 @@
 # x86 (they once warned that nt_fence was defined but not used).
 
 load test_helper
+load consumers_helper
 
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
+# The portability table's targets (docs/bench.md): i686, armhf, s390x
+# (big-endian), riscv64, musl and windows (mingw-w64, under wine).  Each
+# is built once per file run, static and warning-free, into
+# $BATS_FILE_TMPDIR, and its small runs' JSON kept there for the
+# comparison across targets.
+
+# port_bin TARGET: build TARGET's bench unless this file run did; set
+# $bin and $runner (what runs it here: qemu, wine, or nothing).  The
+# build's warnings fail the caller.
+port_bin() {
+	local cc qemu="" flags=()
+	case "$1" in
+	i686) cc=i686-linux-gnu-gcc ;;
+	armhf) cc=arm-linux-gnueabihf-gcc qemu=qemu-arm-static ;;
+	s390x) cc=s390x-linux-gnu-gcc qemu=qemu-s390x-static ;;
+	riscv64) cc=riscv64-linux-gnu-gcc qemu=qemu-riscv64-static ;;
+	musl) cc=musl-gcc ;;
+	windows) cc=x86_64-w64-mingw32-gcc flags=(-fopenmp) ;;
+	esac
+	need "$cc"
+	bin="$BATS_FILE_TMPDIR/bench-$1"
+	[ "$1" != windows ] || bin="$bin.exe"
+	if [ ! -e "$bin.log" ]; then
+		"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -static "${flags[@]}" \
+			"$MEMBENCH_ROOT/bench.c" -o "$bin" >"$bin.log" 2>&1 ||
+			echo "(the build failed)" >>"$bin.log"
+	fi
+	[ ! -s "$bin.log" ] || {
+		echo "$cc warned or failed:"
+		cat "$bin.log"
+		return 1
+	}
+	runner=()
+	case "$1" in
+	i686)
+		# natively where the kernel runs 32-bit x86, else under qemu
+		"$bin" --version >/dev/null 2>&1 || {
+			need qemu-i386-static
+			runner=(qemu-i386-static)
+		}
+		;;
+	windows)
+		wine_start
+		runner=(wine_run)
+		;;
+	*) [ -z "$qemu" ] || { need "$qemu"; runner=("$qemu"); } ;;
+	esac
+}
+
+# port_runs TARGET: TARGET validates STREAM at 200000 elements and
+# prints a latency curve up to 1 MiB; STREAM's text and both runs' JSON
+# are left in $BATS_FILE_TMPDIR.
+port_runs() {
+	local cr=$'\r'
+	port_bin "$1"
+	run "${runner[@]}" "$bin" stream -s 200000 -n 3 --json-file "$(port_path "$BATS_FILE_TMPDIR/$1-stream.json")"
+	assert_success
+	assert_line --regexp '^Solution Validates'
+	printf '%s\n' "$output" >"$BATS_FILE_TMPDIR/$1-stream.txt"
+	run "${runner[@]}" "$bin" latency --max 1M --steps-per-octave 1 --json-file "$(port_path "$BATS_FILE_TMPDIR/$1-latency.json")"
+	assert_success
+	# lat_mem_rd's curve: 512 bytes to 1 MiB, a size and a latency a
+	# line (ended \r\n on Windows)
+	assert_line --regexp "^0\\.00049 [0-9]+\\.[0-9]+$cr?\$"
+	assert_line --regexp "^1\\.00000 [0-9]+\\.[0-9]+$cr?\$"
+}
+
+# port_path PATH: PATH as TARGET's bench opens it (wine reaches the
+# Linux tree through its Z: drive).
+port_path() {
+	if [ "${#runner[@]}" -gt 0 ] && [ "${runner[0]}" = wine_run ]; then
+		printf 'Z:%s\n' "${1//\//\\}"
+	else
+		printf '%s\n' "$1"
+	fi
+}
+
+# The JSON's shape: every path, array indices as #, warnings left out
+# (a slow emulator warns about its clock where a machine need not).
+json_shape='[paths | map(if type == "number" then "#" else . end) | join(".")
+	| select(startswith("warnings") | not)] | unique'
+
+# wine_start: wine in a prefix of this file run's own; its server stays
+# up until teardown_file (each start of a cold wine costs seconds).
+wine_start() {
+	need wine
+	export WINEPREFIX="$BATS_FILE_TMPDIR/wine" WINEDEBUG=-all
+	[ ! -d "$WINEPREFIX" ] || return 0
+	mkdir "$WINEPREFIX"
+	wineserver -p 600 3>&-
+	wineboot -i >/dev/null 2>&1 3>&-
+}
+
+# wine_run ARGS: wine, without bats' descriptor 3: the server and the
+# services wine starts outlive the command, and bats waits for every
+# holder of that descriptor before it ends a test.
+wine_run() {
+	wine "$@" 3>&-
+}
+
+# wine_on CPUS ARGS: the same, on those CPUs only (taskset).
+wine_on() {
+	local cpus="$1"
+	shift
+	taskset -c "$cpus" wine "$@" 3>&-
+}
+
+teardown_file() {
+	[ ! -d "$BATS_FILE_TMPDIR/wine" ] ||
+		WINEPREFIX="$BATS_FILE_TMPDIR/wine" wineserver -k 2>/dev/null || :
+}
+
+@test "i686: static, warning-free, validates STREAM and prints a latency curve" {
+	port_runs i686
+}
+
+@test "armhf: static, warning-free, validates STREAM and prints a latency curve under qemu" {
+	port_runs armhf
+}
+
+@test "s390x (big-endian): static, warning-free, validates STREAM and prints a latency curve under qemu" {
+	port_runs s390x
+}
+
+@test "riscv64: static, warning-free, validates STREAM and prints a latency curve under qemu" {
+	port_runs riscv64
+}
+
+@test "musl: static, warning-free, validates STREAM and prints a latency curve" {
+	port_runs musl
+}
+
+@test "windows (mingw-w64, under wine): warning-free, validates STREAM, prints a latency curve, and says once what Windows cannot give" {
+	port_runs windows
+	# no smaps: the chase's page size is not known, nor claimed
+	assert_line --partial ', 1 MiB on pages of unknown size (no smaps), chase on CPU '
+	f="$BATS_FILE_TMPDIR/windows-stream.txt"
+	# Windows ends lines with \r\n.  A consumer on Windows reads them in
+	# text mode (as \n); each rule reads the rates of the raw bytes too.
+	grep -q $'\r$' "$f"
+	tr -d '\r' <"$f" >"$f.lf"
+	every_consumer_reads_one_rate "$f.lf"
+	for k in $KERNELS; do
+		v=$(grep_awk "$k" <"$f.lf")
+		for rule in pts_value regex_anchored regex_unanchored pkb_value grep_awk; do
+			[ "$("$rule" "$k" <"$f")" = "$v" ] || {
+				echo "$rule $k reads '$("$rule" "$k" <"$f")' from the CRLF text, not '$v'"
+				return 1
+			}
+		done
+	done
+	[ "$(grep -c '^Not on Windows: smaps' "$f")" = 1 ]
+	grep -q '^Host: .*, Windows [0-9.]* x86_64, ' "$f"
+	run jq -r '[.validation.ok, (.system.kernel | startswith("Windows ")), .system.thp,
+		(.system.os_unavailable | contains("smaps") and contains("hugetlbfs")),
+		.system.hugepages.total, .build.streaming_stores_isa] | @tsv' "$BATS_FILE_TMPDIR/windows-stream.json"
+	assert_output "$(printf 'true\ttrue\tunavailable\ttrue\t-1\tsse2')"
+	run jq -r '.system.os_unavailable | contains("smaps")' "$BATS_FILE_TMPDIR/windows-latency.json"
+	assert_output true
+	# the CPUs the process may use, from GetProcessAffinityMask
+	need taskset
+	run wine_on 0 "$bin" info --json
+	assert_success
+	run jq -r '.process.allowed_cpus' <<<"${output//$'\r'/}"
+	assert_output 0
+	# OpenMP's threads pinned with SetThreadAffinityMask, each where
+	# GetCurrentProcessorNumber finds it
+	if [ "$(nproc)" -ge 2 ]; then
+		OMP_NUM_THREADS=2 run "${runner[@]}" "$bin" stream -s 200000 -n 3 --json
+		assert_success
+		run jq -c '[.validation.ok, .run.binding, [.run.threads[].cpu]]' <<<"${output//$'\r'/}"
+		assert_output '[true,"auto (bench pinned thread i to the i-th allowed CPU)",[0,1]]'
+	fi
+	# large pages: used where the account holds the privilege, else
+	# refused in one line that names it (wine's accounts do not)
+	run --separate-stderr "${runner[@]}" "$bin" stream -s 20000 -n 3 --alloc hugetlb
+	if [ "$status" = 0 ]; then
+		assert_line --regexp '^Solution Validates'
+	else
+		assert_failure 2
+		assert_output ""
+		[[ "$stderr" == *"bench: --alloc hugetlb: "*SeLockMemoryPrivilege* ]]
+	fi
+	run --separate-stderr "${runner[@]}" "$bin" stream -s 20000 -n 3 --alloc shm
+	assert_failure 2
+	[[ "$stderr" == *"bench: --alloc shm: Windows has no System V shared memory"* ]]
+	# the Linux targets state nothing of the kind
+	run jq -r '.system.os_unavailable' "$BATS_FILE_TMPDIR/musl-stream.json"
+	[ ! -s "$BATS_FILE_TMPDIR/musl-stream.json" ] || assert_output null
+}
+
+@test "32-bit builds refuse what their address space cannot map, in one line, before allocating" {
+	for t in i686 armhf; do
+		port_bin "$t"
+		# three arrays of 1.6 GB: 4.8 GB, beyond any 32-bit process
+		run --separate-stderr "${runner[@]}" "$bin" stream -s 200000000 -n 3
+		assert_failure 2
+		assert_output ""
+		[ "$stderr" = "bench: --size: 3 arrays of 200000000 elements need 4577.6 MiB, more than this 32-bit build can map (2048.0 MiB)" ]
+		run --separate-stderr "${runner[@]}" "$bin" latency --max 3G
+		assert_failure 2
+		assert_output ""
+		[ "$stderr" = "bench: --max 3 GiB is more than this 32-bit build can map (2.0 GiB)" ]
+	done
+}
+
+@test "every target's JSON has the host's shape, validation and latency sizes (byte order and word size change nothing)" {
+	local t
+	run "$BENCH" stream -s 200000 -n 3 --json
+	assert_success
+	stream_host=$output
+	run "$BENCH" latency --max 1M --steps-per-octave 1 --json
+	assert_success
+	latency_host=$output
+	for t in i686 armhf s390x riscv64 musl; do
+		[ -s "$BATS_FILE_TMPDIR/$t-latency.json" ] || port_runs "$t"
+		run jq -n --argjson host "$stream_host" --slurpfile t "$BATS_FILE_TMPDIR/$t-stream.json" \
+			"(\$host | $json_shape) == (\$t[0] | $json_shape) and
+			 \$host.validation == \$t[0].validation and \$t[0].validation.ok"
+		assert_output true
+		run jq -n --argjson host "$latency_host" --slurpfile t "$BATS_FILE_TMPDIR/$t-latency.json" \
+			"(\$host | $json_shape) == (\$t[0] | $json_shape) and
+			 [\$host.curve[].bytes] == [\$t[0].curve[].bytes] and
+			 \$host.run.strides == \$t[0].run.strides"
+		assert_output true
+	done
+}
 
 # cross_check TRIPLET QEMU_ARCH: build and run bench.c for that target.
 cross_check() {
