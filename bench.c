@@ -4697,21 +4697,22 @@ static void print_stream_banner(const struct options *o, const struct stream_run
 	printf(" will be used to compute the reported bandwidth.\n");
 }
 
-/* STREAM's clock paragraph: granularity and one pass's duration. */
-static void print_clock_text(const struct stream_run *r)
+/* STREAM's clock paragraph: granularity and one pass's duration.  word:
+ * "clock" as stream.c 5.10 says it, "timer" as stream_mpi.c 1.8 does. */
+static void print_clock_text(const struct stream_run *r, const char *word)
 {
 	int quantum = (int)(r->tick * 1e6 + 0.5);
 	if (r->granularity * 1e6 >= 1)
-		printf("Your clock granularity/precision appears to be %d "
-		       "microseconds.\n", quantum);
+		printf("Your %s granularity/precision appears to be %d "
+		       "microseconds.\n", word, quantum);
 	else
-		printf("Your clock granularity appears to be less than one "
-		       "microsecond.\n");
+		printf("Your %s granularity appears to be less than one "
+		       "microsecond.\n", word);
 	printf("Each test below will take on the order of %d microseconds.\n",
 	       (int)r->pass_us);
-	printf("   (= %d clock ticks)\n", (int)(r->pass_us / quantum));
+	printf("   (= %d %s ticks)\n", (int)(r->pass_us / quantum), word);
 	printf("Increase the size of the arrays if this shows that\n");
-	printf("you are not getting at least 20 clock ticks per test.\n");
+	printf("you are not getting at least 20 %s ticks per test.\n", word);
 	printf(HLINE);
 	printf("WARNING -- The above is only a rough guideline.\n");
 	printf("For best results, please be sure you know the\n");
@@ -5137,7 +5138,7 @@ static void stream_report_head(const struct options *o,
 	printf("Number of Threads counted = %i\n", threads_counted);
 #endif
 	printf(HLINE);
-	print_clock_text(r);
+	print_clock_text(r, "clock");
 	printf(HLINE);
 	print_build_text();
 	print_system_text(si);
@@ -8252,7 +8253,7 @@ static void cluster_stream_text(const struct stream_run *r,
 				const struct cluster_stream *cs, unsigned kernels)
 {
 	double bpw = (double)sizeof(elem_t), mib = 1024.0 * 1024.0;
-	int quantum = (int)(r->tick * 1e6 + 0.5), i, k;
+	int i, k;
 	printf(HLINE);
 	printf("STREAM version $Revision: 1.8 $\n");
 	printf("membench %s cluster: bench-mpi measures STREAM's kernels on "
@@ -8285,21 +8286,7 @@ static void cluster_stream_text(const struct stream_run *r,
 	printf("Number of Threads counted for rank 0 = %i\n", threads_counted);
 #endif
 	printf(HLINE);
-	if (r->granularity * 1e6 >= 1)
-		printf("Your timer granularity/precision appears to be %d "
-		       "microseconds.\n", quantum);
-	else
-		printf("Your timer granularity appears to be less than one "
-		       "microsecond.\n");
-	printf("Each test below will take on the order of %d microseconds.\n",
-	       (int)r->pass_us);
-	printf("   (= %d timer ticks)\n", (int)(r->pass_us / quantum));
-	printf("Increase the size of the arrays if this shows that\n");
-	printf("you are not getting at least 20 timer ticks per test.\n");
-	printf(HLINE);
-	printf("WARNING -- The above is only a rough guideline.\n");
-	printf("For best results, please be sure you know the\n");
-	printf("precision of your system timer.\n");
+	print_clock_text(r, "timer");
 	printf(HLINE);
 	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
 	for (k = 0; k < NKERNELS; k++)

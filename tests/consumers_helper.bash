@@ -80,3 +80,12 @@ stream_skeleton() {
 		s/^Your clock granularity.*/Your clock granularity .../
 		s/^Your timer granularity.*/Your timer granularity .../' "$1"
 }
+
+# lines_in_order REFERENCE OUTPUT: every line of the reference tool's
+# output, numbers masked, appears in OUTPUT's, in the same order.
+lines_in_order() {
+	awk 'NR == FNR { want[++n] = $0; next }
+		i < n && $0 == want[i + 1] { i++ }
+		END { if (i < n) { print "missing, in order: " want[i + 1]; exit 1 } }' \
+		<(stream_skeleton "$1") <(stream_skeleton "$2")
+}
