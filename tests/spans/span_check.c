@@ -10,11 +10,11 @@
  * started at every alignment a vector can have.  Inside the span each
  * stored element must hold the kernel's value, exactly (the values are
  * small integers, exact in any floating type); outside it, nothing may
- * change; Read must return the span's sum.  A vector loop that stores
- * past its tail, or skips one, is caught here, where a whole run's
- * validation cannot see it: a neighbour's overrun writes the same values
- * the neighbour writes, and one past the end of an array lands in the
- * padding.
+ * change; Read and Dot must return the span's sum.  A vector loop that
+ * stores past its tail, or skips one, is caught here, where a whole
+ * run's validation cannot see it: a neighbour's overrun writes the same
+ * values the neighbour writes, and one past the end of an array lands in
+ * the padding.
  *
  * Prints one line per level and method, and one per fault; exits 1 if
  * any kernel missed its span, 0 otherwise.
@@ -48,6 +48,7 @@ static elem_t span_want(int k, int x, int i, elem_t q)
 	case K_ADD: return x == 2 ? a + b : span_start(x, i);
 	case K_TRIAD: return x == 0 ? b + q * c : span_start(x, i);
 	case K_WRITE: return x == 2 ? q : span_start(x, i);
+	case K_NSTREAM: return x == 0 ? a + b + q * c : span_start(x, i);
 	default: return span_start(x, i);
 	}
 }
@@ -86,13 +87,14 @@ static int span_one(int k, struct method m, int shift, int lo, int hi)
 				       "abc"[x], i, (double)base[x][i],
 				       (double)want, in ? "inside" : "outside");
 		}
-	if (k == K_READ) {
+	if (k == K_READ || k == K_DOT) {
 		for (i = lo; i < hi; i++)
-			want_sum += span_start(0, i);
+			want_sum += k == K_READ ? span_start(0, i)
+				    : span_start(0, i) * span_start(1, i);
 		if (sum != want_sum && bad++ < 3)
-			printf("FAULT %s read shift %d [%d, %d): sum %g, want "
-			       "%g\n", method_name(m, name, sizeof(name)), shift,
-			       lo, hi, sum, want_sum);
+			printf("FAULT %s %s shift %d [%d, %d): sum %g, want "
+			       "%g\n", method_name(m, name, sizeof(name)),
+			       kernel_defs[k].name, shift, lo, hi, sum, want_sum);
 	}
 	return bad;
 }
