@@ -299,21 +299,34 @@ results_runs() {
 			b=$(results_cell_info "$info" build_line) r=$(results_cell_info "$info" run_line)
 			b=${b//$'\x1f'/ } r=${r//$'\x1f'/ }
 			for ((k = 1; ; k++)); do
-				if [ "$k" = 1 ] && results_cell_info_has "$info" run_status; then
-					rc=$(results_cell_info "$info" run_status) rel=cells/$c
-				elif results_cell_info_has "$info" "run_${k}_status"; then
-					rc=$(results_cell_info "$info" "run_${k}_status") rel=cells/$c/run-$k
-				else
-					break
-				fi
+				results_cell_run "$info" "$c" "$k" || break
+				rc=$RESULTS_RUN_RC rel=$RESULTS_RUN_REL
 				f=''
 				[ ! -f "$1/$rel/result.json" ] || f=$rel/result.json
 				printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$rel" "$f" "$c" "$k" "${rc//$'\x1f'/ }" "$b" "$r" \
-					"$([ "$rel" = "cells/$c" ] && echo 1 || echo 0)"
+					"$RESULTS_RUN_OWN"
 			done
 		done ;;
 	*) die "$1: not a harness or matrix run (no $RESULTS_RUN_FILES in it)" ;;
 	esac
+}
+
+# results_cell_run INFO CELL K: run K of cell CELL as its cell.info
+# INFO records it, into RESULTS_RUN_RC (its exit status), RESULTS_RUN_REL
+# (its directory under the run: the cell's own for a single run_status,
+# run-K below it for run_K_status) and RESULTS_RUN_OWN (1 for the cell's
+# own directory, 0 for run-K); status 1 when there is no run K.  Sets
+# variables, not output, so the walks over runs fork no subshell for it.
+results_cell_run() {
+	if [ "$3" = 1 ] && results_cell_info_has "$1" run_status; then
+		RESULTS_RUN_RC=$(results_cell_info "$1" run_status)
+		RESULTS_RUN_REL=cells/$2 RESULTS_RUN_OWN=1
+	elif results_cell_info_has "$1" "run_${3}_status"; then
+		RESULTS_RUN_RC=$(results_cell_info "$1" "run_${3}_status")
+		RESULTS_RUN_REL=cells/$2/run-$3 RESULTS_RUN_OWN=0
+	else
+		return 1
+	fi
 }
 
 # results_json_ok FILE: FILE parses as JSON, or die naming it.
@@ -383,13 +396,8 @@ results_load_matrix() {
 		fi
 		found=0
 		for ((k = 1; ; k++)); do
-			if [ "$k" = 1 ] && results_cell_info_has "$info" run_status; then
-				rc=$(results_cell_info "$info" run_status) rel=cells/$c
-			elif results_cell_info_has "$info" "run_${k}_status"; then
-				rc=$(results_cell_info "$info" "run_${k}_status") rel=cells/$c/run-$k
-			else
-				break
-			fi
+			results_cell_run "$info" "$c" "$k" || break
+			rc=$RESULTS_RUN_RC rel=$RESULTS_RUN_REL
 			found=1
 			case "$rc" in
 			0) st=ok ;;
