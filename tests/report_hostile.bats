@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
-# Results opened by people who did not make them (issue 19): a result's
+# Results opened by people who did not make them: a result's
 # text and numbers are data, never code.  setup_file makes two tiny real
 # runs (bench all, with a latency curve, and a three-step size sweep); the
 # tests plant payloads in every string and number field of their JSON and
