@@ -7958,6 +7958,23 @@ static void cluster_fingerprint(const struct options *o, char *buf, size_t len)
 		    "shorten the paths or flags", (int)len);
 }
 
+/* Line `line` (from 0) of a fingerprint: its "what" before the '=' into
+ * what (when not NULL), the value after it into val. */
+static void cluster_print_line(const char *p, int line, char *what,
+			       size_t wlen, char *val, size_t vlen)
+{
+	const char *eq, *end;
+	for (; line > 0 && *p; line--)
+		p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0');
+	end = p + strcspn(p, "\n");
+	eq = memchr(p, '=', (size_t)(end - p));
+	if (!eq)
+		eq = end;
+	if (what)
+		snprintf(what, wlen, "%.*s", (int)(eq - p), p);
+	snprintf(val, vlen, "%.*s", (int)(end - eq - (eq < end)), eq + (eq < end));
+}
+
 /* Every rank runs what rank 0 runs.  Rank 0's fingerprint goes to every
  * rank, each finds the first line where its own differs, and the lowest
  * such rank's line is refused by every rank in the same words (rank 0
@@ -8003,25 +8020,8 @@ static void cluster_agree(const struct options *o)
 	cluster_wait(&req, "comparing the options", -1, 0);
 	{
 		char what[128], vo[256], v0[256];
-		const char *p = odd, *q = theirs, *eq;
-		size_t n;
-		for (i = 0; i < line; i++) {
-			p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0');
-			q += strcspn(q, "\n") + (q[strcspn(q, "\n")] != '\0');
-		}
-		n = strcspn(p, "\n");
-		eq = memchr(p, '=', n);
-		if (!eq)
-			eq = p + n;
-		snprintf(what, sizeof(what), "%.*s", (int)(eq - p), p);
-		snprintf(vo, sizeof(vo), "%.*s", (int)(p + n - eq - (eq < p + n)),
-			 eq + (eq < p + n));
-		n = strcspn(q, "\n");
-		eq = memchr(q, '=', n);
-		if (!eq)
-			eq = q + n;
-		snprintf(v0, sizeof(v0), "%.*s", (int)(q + n - eq - (eq < q + n)),
-			 eq + (eq < q + n));
+		cluster_print_line(odd, line, what, sizeof(what), vo, sizeof(vo));
+		cluster_print_line(theirs, line, NULL, 0, v0, sizeof(v0));
 		/* every rank's die_where names itself; the words name the odd
 		 * one, and rank 0 says them, the others quiet */
 		die_where[0] = '\0';
