@@ -3591,6 +3591,90 @@ static void json_bool(const char *key, int v)
 	fputs(v ? "true" : "false", out.json);
 }
 
+/* The key/value sink: a list of facts written once, as calls in order,
+ * each rendered to whichever outputs are on, so that the text and the
+ * JSON of one list cannot name different facts or drift apart.  On the
+ * JSON side a fact is a member of the object the caller has opened; on
+ * the text side it is a "key=value" line (KV_KEYS: --plan's lines, which
+ * the harness reads by key) or a "Label: value" line (KV_LABELS: for
+ * people; a fact without a label is the JSON's alone, as where the text
+ * says it in a sentence of its own).  A value that is not known is JSON's
+ * null and the text's "unknown". */
+enum kv_form { KV_KEYS, KV_LABELS };
+
+struct kv {
+	enum kv_form form;
+	int text; /* the text side is on */
+	int json; /* the JSON side is on */
+};
+
+/* A sink onto the outputs this run has on. */
+static struct kv kv_sink(enum kv_form form)
+{
+	struct kv s;
+	s.form = form;
+	s.text = out.text;
+	s.json = out.json != NULL;
+	return s;
+}
+
+/* The text side of one fact, its value already in words. */
+static void kv_text(const struct kv *s, const char *key, const char *label,
+		    const char *v)
+{
+	if (!s->text)
+		return;
+	if (s->form == KV_KEYS)
+		printf("%s=%s\n", key, v);
+	else if (label)
+		printf("%s: %s\n", label, v);
+}
+
+static void kv_str(const struct kv *s, const char *key, const char *label,
+		   const char *v)
+{
+	if (s->json)
+		json_str(key, v);
+	kv_text(s, key, label, v ? v : "unknown");
+}
+
+static void kv_int(const struct kv *s, const char *key, const char *label,
+		   long long v)
+{
+	char buf[32];
+	if (s->json)
+		json_int(key, v);
+	snprintf(buf, sizeof(buf), "%lld", v);
+	kv_text(s, key, label, buf);
+}
+
+/* key=value writes a flag as 1 or 0, which shell tests read as numbers;
+ * a label writes yes or no. */
+static void kv_bool(const struct kv *s, const char *key, const char *label,
+		    int v)
+{
+	if (s->json)
+		json_bool(key, v);
+	kv_text(s, key, label, s->form == KV_KEYS ? (v ? "1" : "0")
+						    : (v ? "yes" : "no"));
+}
+
+/* A measured figure: JSON keeps its nine digits, the text shows digits
+ * of them and then unit (NULL: none), as a person reads it. */
+static void kv_num(const struct kv *s, const char *key, const char *label,
+		   double v, int digits, const char *unit)
+{
+	char buf[48];
+	if (s->json)
+		json_num(key, v);
+	if (!finite_d(v))
+		snprintf(buf, sizeof(buf), "unknown");
+	else
+		snprintf(buf, sizeof(buf), "%.*g%s%s", digits, v, unit ? " " : "",
+			 unit ? unit : "");
+	kv_text(s, key, label, buf);
+}
+
 /* One CSV field on stdout, quoted only when it holds a comma, a quote or
  * a line break (RFC 4180); last ends the row. */
 static void csv_field(const char *v, int last)
@@ -8779,8 +8863,8 @@ static int info_mode(const struct system_info *si)
 {
 	int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
 	int widest = isa_widest(NISA - 1), l;
-	char list[512] = "unknown", have[64];
-	double gran = timer_granularity();
+	char list[512], have[64];
+	struct kv s;
 	if (n > 0)
 		format_cpu_list(list, sizeof(list), cpus, n);
 	describe_isas(have, sizeof(have));
@@ -8792,22 +8876,13 @@ static int info_mode(const struct system_info *si)
 			if (isa_supported(l))
 				json_str(NULL, isa_names[l]);
 		json_close(']');
-		json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
-		if (isa_vector_bits(widest))
-			json_int("isa_vector_bits", isa_vector_bits(widest));
-		else
-			json_str("isa_vector_bits", NULL);
-		json_str("allowed_cpus", n > 0 ? list : NULL);
-		json_int("threads_default", threads_requested());
-		json_num("timer_granularity_s", gran);
-		json_str("binding_env", omp_binding_env());
-		json_close('}');
-		json_end();
 	}
 	if (out.text) {
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
+		/* the instruction sets are one sentence of the text, three
+		 * facts of the JSON: those have no label below */
 		printf("Instruction sets: generic%s (", have);
 		if (!HAVE_ISA_DISPATCH)
 			printf("this build's code, no run-time dispatch)\n");
@@ -8818,9 +8893,21 @@ static int info_mode(const struct system_info *si)
 		else
 			printf("run-time dispatch; this CPU has nothing above "
 			       "generic)\n");
-		printf("Allowed CPUs: %s\n", list);
-		printf("Default threads: %d\n", threads_requested());
-		printf("Timer granularity: %.3g s\n", gran);
+	}
+	s = kv_sink(KV_LABELS);
+	kv_bool(&s, "isa_dispatch", NULL, HAVE_ISA_DISPATCH);
+	if (isa_vector_bits(widest))
+		kv_int(&s, "isa_vector_bits", NULL, isa_vector_bits(widest));
+	else
+		kv_str(&s, "isa_vector_bits", NULL, NULL);
+	kv_str(&s, "allowed_cpus", "Allowed CPUs", n > 0 ? list : NULL);
+	kv_int(&s, "threads_default", "Default threads", threads_requested());
+	kv_num(&s, "timer_granularity_s", "Timer granularity",
+	       timer_granularity(), 3, "s");
+	kv_str(&s, "binding_env", NULL, omp_binding_env());
+	if (out.json) {
+		json_close('}');
+		json_end();
 	}
 	return 0;
 }
@@ -8850,7 +8937,8 @@ static int all_mode(struct options *o, const struct system_info *si)
 }
 
 /* --plan: what the run would allocate, from the same alloc_plan() the
- * run asks, as key=value lines (or JSON); nothing is allocated or timed,
+ * run asks, one list through the sink as key=value lines and JSON (the
+ * harness reads the lines by key); nothing is allocated or timed,
  * and the huge page pool is not checked, since the harness asks the plan
  * in order to fill it.  For `bench all` the programs run one after the
  * other, so the pool must hold the larger of the two. */
@@ -8860,6 +8948,7 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	int has_bw = o->mode != M_LATENCY, has_lat = o->mode != M_STREAM;
 	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
 	size_t pages = 0;
+	struct kv s;
 
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
@@ -8880,45 +8969,31 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	if (out.json) {
 		json_begin(mode_name(o->mode), si);
 		json_open("plan", '{');
-		json_str("alloc", alloc_names[main_plan->mode]);
-		if (has_bw) {
-			json_int("array_size", (long long)bw.elems);
-			json_bool("size_auto", o->size_auto);
-			json_int("offset", (long long)o->offset);
-			json_int("stagger", (long long)bw.stagger);
-			json_int("elem_bytes", (long long)sizeof(elem_t));
-		}
-		json_int("regions", main_plan->regions);
-		json_int("total_bytes", (long long)main_plan->total);
-		json_int("llc_bytes", (long long)main_plan->llc);
-		json_int("llc_instances", main_plan->llc_instances);
-		json_int("stream_rule_elements", (long long)main_plan->rule_elems);
-		json_int("huge_page_bytes", (long long)main_plan->huge_page);
-		json_int("huge_pages", (long long)pages);
-		if (has_lat)
-			json_int("latency_max_bytes", (long long)o->lat_max);
+	}
+	/* the JSON's "mode" is the document's own, from json_begin */
+	if (out.text)
+		printf("mode=%s\n", mode_name(o->mode));
+	s = kv_sink(KV_KEYS);
+	kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
+	if (has_bw) {
+		kv_int(&s, "array_size", NULL, (long long)bw.elems);
+		kv_bool(&s, "size_auto", NULL, o->size_auto);
+		kv_int(&s, "offset", NULL, (long long)o->offset);
+		kv_int(&s, "stagger", NULL, (long long)bw.stagger);
+		kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+	}
+	kv_int(&s, "regions", NULL, main_plan->regions);
+	kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
+	kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
+	kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
+	kv_int(&s, "stream_rule_elements", NULL, (long long)main_plan->rule_elems);
+	kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
+	kv_int(&s, "huge_pages", NULL, (long long)pages);
+	if (has_lat)
+		kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
+	if (out.json) {
 		json_close('}');
 		json_end();
-	}
-	if (out.text) {
-		printf("mode=%s\n", mode_name(o->mode));
-		printf("alloc=%s\n", alloc_names[main_plan->mode]);
-		if (has_bw) {
-			printf("array_size=%llu\n", bw.elems);
-			printf("size_auto=%d\n", o->size_auto);
-			printf("offset=%llu\n", o->offset);
-			printf("stagger=%zu\n", bw.stagger);
-			printf("elem_bytes=%zu\n", sizeof(elem_t));
-		}
-		printf("regions=%d\n", main_plan->regions);
-		printf("total_bytes=%llu\n", main_plan->total);
-		printf("llc_bytes=%llu\n", main_plan->llc);
-		printf("llc_instances=%d\n", main_plan->llc_instances);
-		printf("stream_rule_elements=%llu\n", main_plan->rule_elems);
-		printf("huge_page_bytes=%zu\n", main_plan->huge_page);
-		printf("huge_pages=%zu\n", pages);
-		if (has_lat)
-			printf("latency_max_bytes=%llu\n", o->lat_max);
 	}
 	return 0;
 }
