@@ -7808,6 +7808,7 @@ struct cluster_stream {
 	double elems;                /* all ranks' elements per array */
 	double bytes[NKERNELS];
 	double avg_t[NKERNELS], min_t[NKERNELS], max_t[NKERNELS];
+	double best_mbs[NKERNELS];   /* bytes over the best (least) time */
 	double epsilon, expected[3], avg_abs[3], avg_rel[3];
 	long long nerr[3];
 	int valid; /* every rank validated */
@@ -8220,6 +8221,25 @@ static double cluster_latency(const struct options *o,
 	return ns;
 }
 
+/* The time of repetition rep of kernel k on the ranks of node (-1:
+ * every rank): its slowest rank's, since a barrier starts every
+ * repetition and the group is done when its last rank is, as
+ * stream_mpi.c times it.  The per-node table and stream_mpi.c's table
+ * both ask this. */
+static double cluster_slowest(const struct cluster_rank *rk,
+			      const double *times, unsigned long long ntimes,
+			      int k, unsigned long long rep, int node)
+{
+	double slow = 0;
+	int i;
+	for (i = 0; i < cl.size; i++) {
+		double t = times[((size_t)i * NKERNELS + (size_t)k) * ntimes + rep];
+		if ((node < 0 || rk[i].node == node) && t > slow)
+			slow = t;
+	}
+	return slow;
+}
+
 /* Nodes from the ranks' records and times: a node's rate for a kernel
  * is the bytes all its ranks moved over the repetition's slowest rank,
  * best over the repetitions after the first. */
@@ -8263,16 +8283,9 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			double bytes = 0, best = DBL_MAX;
 			for (i = 0; i < cl.size; i++)
 				if (rk[i].node == j)
-					bytes += (double)kernel_defs[k].words *
-						 (double)sizeof(elem_t) * rk[i].elems;
+					bytes += kernel_bytes(k, (size_t)rk[i].elems);
 			for (rep = 1; rep < ntimes; rep++) {
-				double slow = 0;
-				for (i = 0; i < cl.size; i++) {
-					double t = times[((size_t)i * NKERNELS + (size_t)k) *
-							 ntimes + rep];
-					if (rk[i].node == j && t > slow)
-						slow = t;
-				}
+				double slow = cluster_slowest(rk, times, ntimes, k, rep, j);
 				if (slow > 0 && slow < best)
 					best = slow;
 			}
@@ -8310,23 +8323,17 @@ static void cluster_stream_table(const struct cluster_rank *rk,
 	for (k = 0; k < NKERNELS; k++) {
 		if (!(kernels & (1u << k)))
 			continue;
-		cs->bytes[k] = (double)kernel_defs[k].words * (double)sizeof(elem_t) *
-			       cs->elems;
+		cs->bytes[k] = kernel_bytes(k, (size_t)cs->elems);
 		cs->min_t[k] = DBL_MAX;
 		for (rep = 1; rep < ntimes; rep++) {
-			double slow = 0;
-			for (i = 0; i < cl.size; i++) {
-				double t = times[((size_t)i * NKERNELS + (size_t)k) *
-						 ntimes + rep];
-				if (t > slow)
-					slow = t;
-			}
+			double slow = cluster_slowest(rk, times, ntimes, k, rep, -1);
 			cs->avg_t[k] += slow / (double)(ntimes - 1);
 			if (slow < cs->min_t[k])
 				cs->min_t[k] = slow;
 			if (slow > cs->max_t[k])
 				cs->max_t[k] = slow;
 		}
+		cs->best_mbs[k] = 1.0E-06 * cs->bytes[k] / cs->min_t[k];
 	}
 }
 
@@ -8376,7 +8383,7 @@ static void cluster_stream_text(const struct stream_run *r,
 	for (k = 0; k < NKERNELS; k++)
 		if (kernels & (1u << k))
 			printf("%s%11.1f  %11.6f  %11.6f  %11.6f\n",
-			       kernel_defs[k].label, 1.0E-06 * cs->bytes[k] / cs->min_t[k],
+			       kernel_defs[k].label, cs->best_mbs[k],
 			       cs->avg_t[k], cs->min_t[k], cs->max_t[k]);
 	printf(HLINE);
 	for (i = 0, k = 0; i < 3; i++) {
@@ -8420,271 +8427,343 @@ static const char *cluster_pages(const struct cluster_node *n, char *buf,
 	return buf;
 }
 
-/* The report of a run or of --cluster-in's rows: text and JSON from the
- * same nodes.  Returns 1 when any node failed validation. */
-static int cluster_report(const struct options *o, const struct system_info *si,
-			  const struct cluster_node *nd, int nn, int ranks,
-			  unsigned kernels, const struct stream_run *r,
-			  const struct cluster_stream *cs, const char *source)
-{
+/* The cluster report's figures, computed once by cluster_figures() from
+ * the nodes (a run's or --cluster-in's rows) and rendered once per
+ * format by cluster_json() and cluster_text(), which compute nothing.  A
+ * node that failed validation has no figures: it is left out of the sum,
+ * the spread and the outlier rule. */
+struct cluster_figures {
+	const struct cluster_node *nd; /* the rows, in node order */
+	int nn, ranks;
+	unsigned kernels;
+	const struct stream_run *r;      /* rank 0's run; NULL: --cluster-in */
+	const struct cluster_stream *cs; /* stream_mpi.c's table; NULL: none */
+	const char *source;              /* --cluster-in's file; NULL: a run */
+	double outlier_pct;
+	int ngood;  /* nodes that passed validation */
+	int failed; /* any node failed */
+	int lat;    /* any node has a latency figure */
+	/* over the nodes that passed: the sum and the spread; NaN where none
+	 * passed, 0 for a kernel not run */
 	double agg[NKERNELS], mn[NKERNELS], md[NKERNELS], mx[NKERNELS];
-	double *col = malloc((size_t)nn * sizeof(double));
-	int i, j, k, noutliers = 0, failed = 0, lat = 0, ngood = 0;
-	char pb[48];
-	const char *how = o->cluster_seq ? "sequential" : "simultaneous";
+	int noutliers; /* nodes below the median in any kernel */
+	struct cluster_outlier {
+		unsigned kernels;          /* those the node is an outlier in */
+		double below_pct[NKERNELS]; /* how far below the median */
+	} *outl; /* one per node */
+};
 
-	if (!col)
+static void cluster_figures(struct cluster_figures *f,
+			    const struct cluster_node *nd, int nn, int ranks,
+			    unsigned kernels, double outlier_pct)
+{
+	double *col = malloc((size_t)nn * sizeof(double));
+	int j, k;
+
+	memset(f, 0, sizeof(*f));
+	f->outl = calloc((size_t)nn, sizeof(*f->outl));
+	if (!col || !f->outl)
 		die("out of memory for %d nodes", nn);
-	/* a node that failed validation has no figures: it is left out of
-	 * the sum, the spread and the outlier rule */
-	for (j = 0; j < nn; j++)
-		ngood += nd[j].valid;
+	f->nd = nd;
+	f->nn = nn;
+	f->ranks = ranks;
+	f->kernels = kernels;
+	f->outlier_pct = outlier_pct;
+	for (j = 0; j < nn; j++) {
+		f->ngood += nd[j].valid;
+		f->failed |= !nd[j].valid;
+		f->lat |= nd[j].lat_ns > 0;
+	}
 	for (k = 0; k < NKERNELS; k++) {
 		int n = 0;
-		agg[k] = mn[k] = md[k] = mx[k] = ngood ? 0 : NAN;
+		f->agg[k] = f->mn[k] = f->md[k] = f->mx[k] = f->ngood ? 0 : NAN;
 		if (!(kernels & (1u << k)))
 			continue;
 		for (j = 0; j < nn; j++) {
 			if (!nd[j].valid)
 				continue;
 			col[n] = nd[j].mbs[k];
-			agg[k] += col[n];
-			if (n == 0 || col[n] < mn[k])
-				mn[k] = col[n];
-			if (col[n] > mx[k])
-				mx[k] = col[n];
+			f->agg[k] += col[n];
+			if (n == 0 || col[n] < f->mn[k])
+				f->mn[k] = col[n];
+			if (col[n] > f->mx[k])
+				f->mx[k] = col[n];
 			n++;
 		}
 		if (n)
-			md[k] = median(col, (size_t)n);
-	}
-	for (j = 0; j < nn; j++) {
-		int out_k = 0;
-		failed |= !nd[j].valid;
-		lat |= nd[j].lat_ns > 0;
-		for (k = 0; k < NKERNELS; k++)
-			if ((kernels & (1u << k)) && nd[j].valid &&
-			    cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-				out_k = 1;
-		noutliers += out_k;
-	}
-	if (out.json) {
-		json_begin("stream", si);
-		json_open("cluster", '{');
-		json_str("source", source);
-		json_str("launch", source ? NULL : how);
-		json_int("ranks", ranks);
-		json_int("node_count", nn);
-		if (r) {
-			json_int("array_size_per_rank", (long long)r->n);
-			json_int("ntimes", (long long)r->ntimes);
-		}
-		json_num("outlier_pct", o->outlier_pct);
-		json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
-		json_open("nodes", '[');
-		for (j = 0; j < nn; j++) {
-			json_open(NULL, '{');
-			json_str("host", nd[j].host);
-			json_int("ranks", nd[j].ranks);
-			json_int("threads", nd[j].threads);
-			/* a failed node's rates are no figures: null */
-			json_open("rates_mbs", '{');
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name,
-						 nd[j].valid ? nd[j].mbs[k] : NAN);
-			json_close('}');
-			for (i = 0; !source && i < 2; i++) {
-				json_open(i ? "best_s" : "bytes", '{');
-				for (k = 0; k < NKERNELS; k++)
-					if (kernels & (1u << k))
-						json_num(kernel_defs[k].name,
-							 i ? nd[j].best_s[k]
-							   : nd[j].bytes[k]);
-				json_close('}');
-			}
-			if (nd[j].lat_ns > 0)
-				json_num("latency_ns", nd[j].lat_ns);
-			json_bool("valid", nd[j].valid);
-			if (nd[j].bad_rank >= 0)
-				json_int("first_failed_rank", nd[j].bad_rank);
-			json_int("failed_ranks", nd[j].nbad);
-			if (nd[j].pages_known) {
-				json_num("page_kib", nd[j].page_kib);
-				json_num("huge_pct", nd[j].huge_pct);
-			}
-			json_close('}');
-		}
-		json_close(']');
-		json_open("aggregate", '{');
-		json_int("nodes", ngood);
-		json_int("ranks", ranks);
-		json_open("failed_nodes", '[');
-		for (j = 0; j < nn; j++)
-			if (!nd[j].valid)
-				json_str(NULL, nd[j].host);
-		json_close(']');
-		json_open("rates_mbs", '{');
-		for (k = 0; k < NKERNELS; k++)
-			if (kernels & (1u << k))
-				json_num(kernel_defs[k].name, agg[k]);
-		json_close('}');
-		json_close('}');
-		json_open("spread", '{');
-		for (i = 0; i < 3; i++) {
-			const double *v = i == 0 ? mn : i == 1 ? md : mx;
-			json_open(i == 0 ? "min" : i == 1 ? "median" : "max", '{');
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name, v[k]);
-			json_close('}');
-		}
-		json_close('}');
-		json_open("outliers", '[');
-		for (j = 0; j < nn; j++) {
-			int any = 0;
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) || !nd[j].valid ||
-				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-					continue;
-				if (!any++) {
-					json_open(NULL, '{');
-					json_str("host", nd[j].host);
-					json_open("kernels", '[');
-				}
-				json_open(NULL, '{');
-				json_str("kernel", kernel_defs[k].name);
-				json_num("mbs", nd[j].mbs[k]);
-				json_num("below_median_pct",
-					 100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
-				json_close('}');
-			}
-			if (any) {
-				json_close(']');
-				json_close('}');
-			}
-		}
-		json_close(']');
-		json_bool("valid", !failed);
-		if (cs) {
-			json_open("stream_aggregate", '{');
-			json_str("note", "stream_mpi.c's table: all ranks' bytes over "
-				 "the slowest rank's time of each repetition");
-			json_num("array_size", cs->elems);
-			json_bool("validated", cs->valid);
-			json_open("results", '[');
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)))
-					continue;
-				json_open(NULL, '{');
-				json_str("kernel", kernel_defs[k].display);
-				json_num("best_mbs", 1.0E-06 * cs->bytes[k] / cs->min_t[k]);
-				json_num("avg_s", cs->avg_t[k]);
-				json_num("min_s", cs->min_t[k]);
-				json_num("max_s", cs->max_t[k]);
-				json_num("bytes", cs->bytes[k]);
-				json_close('}');
-			}
-			json_close(']');
-			json_close('}');
-		}
-		json_close('}');
-		json_end();
-	}
-	if (out.text) {
-		if (cs)
-			cluster_stream_text(r, cs, kernels);
-		else if (!source)
-			printf("No STREAM table: the nodes ran one at a time "
-			       "(--cluster sequential), so no figure is of them "
-			       "all at once.\n");
-		printf("membench %s cluster\n", BENCH_VERSION);
-		print_build_text();
-		printf(HLINE);
-		if (source)
-			printf("Per-node figures read from %s; nothing measured.\n",
-			       source);
-		else
-			printf("%d rank%s on %d node%s, %s; %llu elements per array "
-			       "per rank, best of %llu repetitions after the first.\n",
-			       ranks, ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s", how,
-			       (unsigned long long)r->n, r->ntimes - 1);
-		printf("Rates in MB/s: the bytes of all a node's ranks over the "
-		       "slowest rank's time.\n");
-		printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
-		for (k = 0; k < NKERNELS; k++)
-			if (kernels & (1u << k))
-				printf(" %11s", kernel_defs[k].name);
-		printf("%s %-10s %s\n", lat ? "  Latency ns" : "", "Validation",
-		       "Pages");
-		for (j = 0; j < nn; j++) {
-			printf("%-20s %5d %7d", nd[j].host, nd[j].ranks, nd[j].threads);
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k) && nd[j].valid)
-					printf(" %11.1f", nd[j].mbs[k]);
-				else if (kernels & (1u << k))
-					printf(" %11s", "-");
-			if (lat)
-				printf(" %11.1f", nd[j].lat_ns);
-			printf(" %-10s %s\n", nd[j].valid ? "passed" : "FAILED",
-			       cluster_pages(&nd[j], pb, sizeof(pb)));
-		}
-		printf(HLINE);
-		for (i = 0; i < 4; i++) {
-			const double *v = i == 0 ? agg : i == 1 ? mn : i == 2 ? md : mx;
-			static const char *const names[] = {
-				"Aggregate (sum)", "Min", "Median", "Max"};
-			printf("%-20s %5s %7s", names[i], "", "");
-			for (k = 0; k < NKERNELS; k++)
-				if ((kernels & (1u << k)) && ngood)
-					printf(" %11.1f", v[k]);
-				else if (kernels & (1u << k))
-					printf(" %11s", "-");
-			printf("\n");
-		}
-		if (ngood < nn)
-			printf("%d of %d node%s failed validation and %s left out of "
-			       "the sum, the spread and the outlier rule.\n",
-			       nn - ngood, nn, nn == 1 ? "" : "s",
-			       nn - ngood == 1 ? "is" : "are");
-		if (o->cluster_seq && !source)
-			printf("Nodes ran one at a time: the sum is not a figure of "
-			       "the nodes at once.\n");
-		printf(HLINE);
-		printf("Outliers (more than %g%% below the median): %s\n",
-		       o->outlier_pct, noutliers ? "" : "none");
-		for (j = 0; j < nn; j++) {
-			const char *sep = "";
-			int any = 0;
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) || !nd[j].valid ||
-				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-					continue;
-				if (!any++)
-					printf("  %s:", nd[j].host);
-				printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
-				       100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
-				sep = ",";
-			}
-			if (any)
-				printf("\n");
-		}
-		for (j = 0; j < nn; j++)
-			if (!nd[j].valid) {
-				if (nd[j].bad_rank >= 0)
-					printf("Validation failed on rank %d (host %s)%s\n",
-					       nd[j].bad_rank, nd[j].host,
-					       nd[j].nbad > 1 ? " and other ranks of that node" : "");
-				else
-					printf("Validation failed on node %s\n", nd[j].host);
-			}
-		if (!failed)
-			printf("validation passed on every %s\n", source ? "node" : "rank");
-		text_warnings("WARNING: ");
-		printf(HLINE);
+			f->md[k] = median(col, (size_t)n);
 	}
 	free(col);
-	return failed;
+	for (j = 0; j < nn; j++) {
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(kernels & (1u << k)) || !nd[j].valid ||
+			    !cluster_below(nd[j].mbs[k], f->md[k], outlier_pct))
+				continue;
+			f->outl[j].kernels |= 1u << k;
+			f->outl[j].below_pct[k] =
+				100.0 * (f->md[k] - nd[j].mbs[k]) / f->md[k];
+		}
+		f->noutliers += f->outl[j].kernels != 0;
+	}
+}
+
+/* One kernel-keyed object of figures, v[k] for each kernel run. */
+static void cluster_json_kernels(const char *key, const double *v,
+				 unsigned kernels)
+{
+	int k;
+	json_open(key, '{');
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			json_num(kernel_defs[k].name, v[k]);
+	json_close('}');
+}
+
+static void cluster_json_node(const struct cluster_figures *f, int j)
+{
+	const struct cluster_node *n = &f->nd[j];
+	double none[NKERNELS];
+	int k;
+	for (k = 0; k < NKERNELS; k++)
+		none[k] = NAN;
+	json_open(NULL, '{');
+	json_str("host", n->host);
+	json_int("ranks", n->ranks);
+	json_int("threads", n->threads);
+	/* a failed node's rates are no figures: null */
+	cluster_json_kernels("rates_mbs", n->valid ? n->mbs : none, f->kernels);
+	if (!f->source) {
+		cluster_json_kernels("bytes", n->bytes, f->kernels);
+		cluster_json_kernels("best_s", n->best_s, f->kernels);
+	}
+	if (n->lat_ns > 0)
+		json_num("latency_ns", n->lat_ns);
+	json_bool("valid", n->valid);
+	if (n->bad_rank >= 0)
+		json_int("first_failed_rank", n->bad_rank);
+	json_int("failed_ranks", n->nbad);
+	if (n->pages_known) {
+		json_num("page_kib", n->page_kib);
+		json_num("huge_pct", n->huge_pct);
+	}
+	json_close('}');
+}
+
+/* stream_mpi.c's table as the JSON's stream_aggregate. */
+static void cluster_stream_json(const struct cluster_stream *cs,
+				unsigned kernels)
+{
+	int k;
+	json_open("stream_aggregate", '{');
+	json_str("note", "stream_mpi.c's table: all ranks' bytes over the "
+		 "slowest rank's time of each repetition");
+	json_num("array_size", cs->elems);
+	json_bool("validated", cs->valid);
+	json_open("results", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(kernels & (1u << k)))
+			continue;
+		json_open(NULL, '{');
+		json_str("kernel", kernel_defs[k].display);
+		json_num("best_mbs", cs->best_mbs[k]);
+		json_num("avg_s", cs->avg_t[k]);
+		json_num("min_s", cs->min_t[k]);
+		json_num("max_s", cs->max_t[k]);
+		json_num("bytes", cs->bytes[k]);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
+static void cluster_json(const struct options *o, const struct system_info *si,
+			 const struct cluster_figures *f)
+{
+	int j, k;
+	json_begin("stream", si);
+	json_open("cluster", '{');
+	json_str("source", f->source);
+	json_str("launch", f->source ? NULL
+		 : o->cluster_seq ? "sequential" : "simultaneous");
+	json_int("ranks", f->ranks);
+	json_int("node_count", f->nn);
+	if (f->r) {
+		json_int("array_size_per_rank", (long long)f->r->n);
+		json_int("ntimes", (long long)f->r->ntimes);
+	}
+	json_num("outlier_pct", f->outlier_pct);
+	json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
+	json_open("nodes", '[');
+	for (j = 0; j < f->nn; j++)
+		cluster_json_node(f, j);
+	json_close(']');
+	json_open("aggregate", '{');
+	json_int("nodes", f->ngood);
+	json_int("ranks", f->ranks);
+	json_open("failed_nodes", '[');
+	for (j = 0; j < f->nn; j++)
+		if (!f->nd[j].valid)
+			json_str(NULL, f->nd[j].host);
+	json_close(']');
+	cluster_json_kernels("rates_mbs", f->agg, f->kernels);
+	json_close('}');
+	json_open("spread", '{');
+	cluster_json_kernels("min", f->mn, f->kernels);
+	cluster_json_kernels("median", f->md, f->kernels);
+	cluster_json_kernels("max", f->mx, f->kernels);
+	json_close('}');
+	json_open("outliers", '[');
+	for (j = 0; j < f->nn; j++) {
+		if (!f->outl[j].kernels)
+			continue;
+		json_open(NULL, '{');
+		json_str("host", f->nd[j].host);
+		json_open("kernels", '[');
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(f->outl[j].kernels & (1u << k)))
+				continue;
+			json_open(NULL, '{');
+			json_str("kernel", kernel_defs[k].name);
+			json_num("mbs", f->nd[j].mbs[k]);
+			json_num("below_median_pct", f->outl[j].below_pct[k]);
+			json_close('}');
+		}
+		json_close(']');
+		json_close('}');
+	}
+	json_close(']');
+	json_bool("valid", !f->failed);
+	if (f->cs)
+		cluster_stream_json(f->cs, f->kernels);
+	json_close('}');
+	json_end();
+}
+
+/* The per-node table: a row per node, then the sum and the spread. */
+static void cluster_text_table(const struct cluster_figures *f)
+{
+	static const char *const names[] = {"Aggregate (sum)", "Min", "Median",
+					    "Max"};
+	const double *rows[4];
+	char pb[48];
+	int i, j, k;
+	rows[0] = f->agg;
+	rows[1] = f->mn;
+	rows[2] = f->md;
+	rows[3] = f->mx;
+	printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
+	for (k = 0; k < NKERNELS; k++)
+		if (f->kernels & (1u << k))
+			printf(" %11s", kernel_defs[k].name);
+	printf("%s %-10s %s\n", f->lat ? "  Latency ns" : "", "Validation",
+	       "Pages");
+	for (j = 0; j < f->nn; j++) {
+		const struct cluster_node *n = &f->nd[j];
+		printf("%-20s %5d %7d", n->host, n->ranks, n->threads);
+		for (k = 0; k < NKERNELS; k++)
+			if (f->kernels & (1u << k) && n->valid)
+				printf(" %11.1f", n->mbs[k]);
+			else if (f->kernels & (1u << k))
+				printf(" %11s", "-");
+		if (f->lat)
+			printf(" %11.1f", n->lat_ns);
+		printf(" %-10s %s\n", n->valid ? "passed" : "FAILED",
+		       cluster_pages(n, pb, sizeof(pb)));
+	}
+	printf(HLINE);
+	for (i = 0; i < 4; i++) {
+		printf("%-20s %5s %7s", names[i], "", "");
+		for (k = 0; k < NKERNELS; k++)
+			if ((f->kernels & (1u << k)) && f->ngood)
+				printf(" %11.1f", rows[i][k]);
+			else if (f->kernels & (1u << k))
+				printf(" %11s", "-");
+		printf("\n");
+	}
+}
+
+static void cluster_text(const struct options *o, const struct cluster_figures *f)
+{
+	int j, k, nn = f->nn;
+	if (f->cs)
+		cluster_stream_text(f->r, f->cs, f->kernels);
+	else if (!f->source)
+		printf("No STREAM table: the nodes ran one at a time "
+		       "(--cluster sequential), so no figure is of them "
+		       "all at once.\n");
+	printf("membench %s cluster\n", BENCH_VERSION);
+	print_build_text();
+	printf(HLINE);
+	if (f->source)
+		printf("Per-node figures read from %s; nothing measured.\n",
+		       f->source);
+	else
+		printf("%d rank%s on %d node%s, %s; %llu elements per array "
+		       "per rank, best of %llu repetitions after the first.\n",
+		       f->ranks, f->ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s",
+		       o->cluster_seq ? "sequential" : "simultaneous",
+		       (unsigned long long)f->r->n, f->r->ntimes - 1);
+	printf("Rates in MB/s: the bytes of all a node's ranks over the "
+	       "slowest rank's time.\n");
+	cluster_text_table(f);
+	if (f->ngood < nn)
+		printf("%d of %d node%s failed validation and %s left out of "
+		       "the sum, the spread and the outlier rule.\n",
+		       nn - f->ngood, nn, nn == 1 ? "" : "s",
+		       nn - f->ngood == 1 ? "is" : "are");
+	if (o->cluster_seq && !f->source)
+		printf("Nodes ran one at a time: the sum is not a figure of "
+		       "the nodes at once.\n");
+	printf(HLINE);
+	printf("Outliers (more than %g%% below the median): %s\n",
+	       f->outlier_pct, f->noutliers ? "" : "none");
+	for (j = 0; j < nn; j++) {
+		const char *sep = "";
+		if (!f->outl[j].kernels)
+			continue;
+		printf("  %s:", f->nd[j].host);
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(f->outl[j].kernels & (1u << k)))
+				continue;
+			printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
+			       f->outl[j].below_pct[k]);
+			sep = ",";
+		}
+		printf("\n");
+	}
+	for (j = 0; j < nn; j++)
+		if (!f->nd[j].valid) {
+			if (f->nd[j].bad_rank >= 0)
+				printf("Validation failed on rank %d (host %s)%s\n",
+				       f->nd[j].bad_rank, f->nd[j].host,
+				       f->nd[j].nbad > 1 ? " and other ranks of that node" : "");
+			else
+				printf("Validation failed on node %s\n", f->nd[j].host);
+		}
+	if (!f->failed)
+		printf("validation passed on every %s\n", f->source ? "node" : "rank");
+	text_warnings("WARNING: ");
+	printf(HLINE);
+}
+
+/* The report of a run or of --cluster-in's rows: the figures once, then
+ * text and JSON from them.  Returns 1 when any node failed validation. */
+static int cluster_report(const struct options *o, const struct system_info *si,
+			  const struct cluster_node *nd, int nn, int ranks,
+			  unsigned kernels, const struct stream_run *r,
+			  const struct cluster_stream *cs, const char *source)
+{
+	struct cluster_figures f;
+	cluster_figures(&f, nd, nn, ranks, kernels, o->outlier_pct);
+	f.r = r;
+	f.cs = cs;
+	f.source = source;
+	if (out.json)
+		cluster_json(o, si, &f);
+	if (out.text)
+		cluster_text(o, &f);
+	free(f.outl);
+	return f.failed;
 }
 
 /* --cluster-in FILE: per-node rows, one a line, "#" comments:
