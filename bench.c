@@ -23,7 +23,7 @@
  *      6 Timing           the clock and medians
  *      7 Threads          how many, where they run, who decided
  *      8 Provenance       what was built, on what machine
- *      9 Output           where results go, the JSON writer, shared blocks
+ *      9 Output           the JSON writer, the key/value sink, shared blocks
  *   The bandwidth program (bench stream)
  *     10 Kernels          STREAM's four and Read, Write; plain and streaming
  *     11 Validation       STREAM's replay and compare
@@ -38,7 +38,7 @@
  *     19 Report           lat_mem_rd's curve, '#' summary lines, JSON
  *     20 The mode         plan, allocate, sweep, report; --curve-in
  *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
- *     21 Cluster          nodes, barriers, the per-node table, outliers
+ *     21 Cluster          nodes, barriers, the report's figures, its tables
  *   22 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
@@ -3379,7 +3379,8 @@ static void collect_system(struct system_info *si)
 }
 
 /* ======================================================================
- * 9 Output.  Where the results go, the JSON writer, and the blocks every
+ * 9 Output.  Where the results go, the JSON writer, the key/value sink
+ * (one list of facts, rendered as text and as JSON), and the blocks every
  * report shares: build and system in both formats, the JSON document's
  * header and warnings.  The programs collect results into one structure
  * per mode and render it once per format; measuring code never asks
@@ -8829,6 +8830,33 @@ static int cluster_in_mode(const struct options *o, const struct system_info *si
 	return rc;
 }
 
+/* What this rank sends rank 0 of its run (lat_ns: its chase, 0 for
+ * none): the table's facts, not the run, which rank 0 cannot read. */
+static void cluster_rank_record(const struct stream_run *r, double lat_ns,
+				struct cluster_rank *me)
+{
+	int i;
+	memset(me, 0, sizeof(*me)); /* sent as bytes: no stray padding */
+	memcpy(me->host, cl.host, sizeof(me->host));
+	me->node = cl.node_id;
+	me->threads = threads_counted;
+	me->valid = r->valid;
+	me->lat_ns = lat_ns;
+	me->elems = (double)r->n;
+	me->epsilon = r->epsilon;
+	for (i = 0; i < 3; i++) {
+		me->expected[i] = r->expected[i];
+		me->avg_abs[i] = r->avg_abs[i];
+		me->nerr[i] = r->nerr[i];
+	}
+	me->pages_known = r->pages[0].known;
+	me->page_kib = (double)r->pages[0].page_kib;
+	me->huge_pct = 100;
+	for (i = 0; i < 3; i++)
+		if (r->pages[i].known && r->pages[i].huge_pct < me->huge_pct)
+			me->huge_pct = r->pages[i].huge_pct;
+}
+
 /* bench-mpi stream: every rank measures, rank 0 reports.  Any rank's
  * failed validation fails the run (exit 1) on every rank. */
 static int cluster_stream_mode(const struct options *o,
@@ -8839,14 +8867,13 @@ static int cluster_stream_mode(const struct options *o,
 	struct cluster_node *nd = NULL;
 	double *times = NULL;
 	MPI_Request req;
-	int rc = 0, i;
+	int rc = 0;
 	size_t per = NKERNELS * (size_t)o->ntimes;
 	double t_gather;
 
 	if (o->cluster_in)
 		return cluster_in_mode(o, si);
 	memset(&r, 0, sizeof(r));
-	memset(&me, 0, sizeof(me));
 	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si),
 		   reported_llc_instances(si), 1);
 	stream_check(o);
@@ -8857,25 +8884,7 @@ static int cluster_stream_mode(const struct options *o,
 	cluster_barrier(MPI_COMM_WORLD, "the barrier before the first kernel",
 			-1, 0);
 	cluster_measure(o, &r);
-	if (o->cluster_lat)
-		me.lat_ns = cluster_latency(o, si);
-	memcpy(me.host, cl.host, sizeof(me.host));
-	me.node = cl.node_id;
-	me.threads = threads_counted;
-	me.valid = r.valid;
-	me.elems = (double)r.n;
-	me.epsilon = r.epsilon;
-	for (i = 0; i < 3; i++) {
-		me.expected[i] = r.expected[i];
-		me.avg_abs[i] = r.avg_abs[i];
-		me.nerr[i] = r.nerr[i];
-	}
-	me.pages_known = r.pages[0].known;
-	me.page_kib = (double)r.pages[0].page_kib;
-	me.huge_pct = 100;
-	for (i = 0; i < 3; i++)
-		if (r.pages[i].known && r.pages[i].huge_pct < me.huge_pct)
-			me.huge_pct = r.pages[i].huge_pct;
+	cluster_rank_record(&r, o->cluster_lat ? cluster_latency(o, si) : 0, &me);
 	if (!r.valid)
 		fprintf(stderr, "%s: %svalidation failed (a[] %lld, b[] %lld, c[] "
 			"%lld elements wrong)\n", prog, die_where, r.nerr[0],
