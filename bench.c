@@ -23,7 +23,7 @@
  *      6 Timing           the clock and medians
  *      7 Threads          how many, where they run, who decided
  *      8 Provenance       what was built, on what machine
- *      9 Output           where results go, the JSON writer, shared blocks
+ *      9 Output           the JSON writer, the key/value sink, shared blocks
  *   The bandwidth program (bench stream)
  *     10 Kernels          STREAM's four and Read, Write; plain and streaming
  *     11 Validation       STREAM's replay and compare
@@ -38,7 +38,7 @@
  *     19 Report           lat_mem_rd's curve, '#' summary lines, JSON
  *     20 The mode         plan, allocate, sweep, report; --curve-in
  *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
- *     21 Cluster          nodes, barriers, the per-node table, outliers
+ *     21 Cluster          nodes, barriers, the report's figures, its tables
  *   22 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
@@ -3379,7 +3379,8 @@ static void collect_system(struct system_info *si)
 }
 
 /* ======================================================================
- * 9 Output.  Where the results go, the JSON writer, and the blocks every
+ * 9 Output.  Where the results go, the JSON writer, the key/value sink
+ * (one list of facts, rendered as text and as JSON), and the blocks every
  * report shares: build and system in both formats, the JSON document's
  * header and warnings.  The programs collect results into one structure
  * per mode and render it once per format; measuring code never asks
@@ -3589,6 +3590,90 @@ static void json_bool(const char *key, int v)
 {
 	json_sep(key);
 	fputs(v ? "true" : "false", out.json);
+}
+
+/* The key/value sink: a list of facts written once, as calls in order,
+ * each rendered to whichever outputs are on, so that the text and the
+ * JSON of one list cannot name different facts or drift apart.  On the
+ * JSON side a fact is a member of the object the caller has opened; on
+ * the text side it is a "key=value" line (KV_KEYS: --plan's lines, which
+ * the harness reads by key) or a "Label: value" line (KV_LABELS: for
+ * people; a fact without a label is the JSON's alone, as where the text
+ * says it in a sentence of its own).  A value that is not known is JSON's
+ * null and the text's "unknown". */
+enum kv_form { KV_KEYS, KV_LABELS };
+
+struct kv {
+	enum kv_form form;
+	int text; /* the text side is on */
+	int json; /* the JSON side is on */
+};
+
+/* A sink onto the outputs this run has on. */
+static struct kv kv_sink(enum kv_form form)
+{
+	struct kv s;
+	s.form = form;
+	s.text = out.text;
+	s.json = out.json != NULL;
+	return s;
+}
+
+/* The text side of one fact, its value already in words. */
+static void kv_text(const struct kv *s, const char *key, const char *label,
+		    const char *v)
+{
+	if (!s->text)
+		return;
+	if (s->form == KV_KEYS)
+		printf("%s=%s\n", key, v);
+	else if (label)
+		printf("%s: %s\n", label, v);
+}
+
+static void kv_str(const struct kv *s, const char *key, const char *label,
+		   const char *v)
+{
+	if (s->json)
+		json_str(key, v);
+	kv_text(s, key, label, v ? v : "unknown");
+}
+
+static void kv_int(const struct kv *s, const char *key, const char *label,
+		   long long v)
+{
+	char buf[32];
+	if (s->json)
+		json_int(key, v);
+	snprintf(buf, sizeof(buf), "%lld", v);
+	kv_text(s, key, label, buf);
+}
+
+/* key=value writes a flag as 1 or 0, which shell tests read as numbers;
+ * a label writes yes or no. */
+static void kv_bool(const struct kv *s, const char *key, const char *label,
+		    int v)
+{
+	if (s->json)
+		json_bool(key, v);
+	kv_text(s, key, label, s->form == KV_KEYS ? (v ? "1" : "0")
+						    : (v ? "yes" : "no"));
+}
+
+/* A measured figure: JSON keeps its nine digits, the text shows digits
+ * of them and then unit (NULL: none), as a person reads it. */
+static void kv_num(const struct kv *s, const char *key, const char *label,
+		   double v, int digits, const char *unit)
+{
+	char buf[48];
+	if (s->json)
+		json_num(key, v);
+	if (!finite_d(v))
+		snprintf(buf, sizeof(buf), "unknown");
+	else
+		snprintf(buf, sizeof(buf), "%.*g%s%s", digits, v, unit ? " " : "",
+			 unit ? unit : "");
+	kv_text(s, key, label, buf);
 }
 
 /* One CSV field on stdout, quoted only when it holds a comma, a quote or
@@ -7724,6 +7809,7 @@ struct cluster_stream {
 	double elems;                /* all ranks' elements per array */
 	double bytes[NKERNELS];
 	double avg_t[NKERNELS], min_t[NKERNELS], max_t[NKERNELS];
+	double best_mbs[NKERNELS];   /* bytes over the best (least) time */
 	double epsilon, expected[3], avg_abs[3], avg_rel[3];
 	long long nerr[3];
 	int valid; /* every rank validated */
@@ -8136,6 +8222,25 @@ static double cluster_latency(const struct options *o,
 	return ns;
 }
 
+/* The time of repetition rep of kernel k on the ranks of node (-1:
+ * every rank): its slowest rank's, since a barrier starts every
+ * repetition and the group is done when its last rank is, as
+ * stream_mpi.c times it.  The per-node table and stream_mpi.c's table
+ * both ask this. */
+static double cluster_slowest(const struct cluster_rank *rk,
+			      const double *times, unsigned long long ntimes,
+			      int k, unsigned long long rep, int node)
+{
+	double slow = 0;
+	int i;
+	for (i = 0; i < cl.size; i++) {
+		double t = times[((size_t)i * NKERNELS + (size_t)k) * ntimes + rep];
+		if ((node < 0 || rk[i].node == node) && t > slow)
+			slow = t;
+	}
+	return slow;
+}
+
 /* Nodes from the ranks' records and times: a node's rate for a kernel
  * is the bytes all its ranks moved over the repetition's slowest rank,
  * best over the repetitions after the first. */
@@ -8179,16 +8284,9 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			double bytes = 0, best = DBL_MAX;
 			for (i = 0; i < cl.size; i++)
 				if (rk[i].node == j)
-					bytes += (double)kernel_defs[k].words *
-						 (double)sizeof(elem_t) * rk[i].elems;
+					bytes += kernel_bytes(k, (size_t)rk[i].elems);
 			for (rep = 1; rep < ntimes; rep++) {
-				double slow = 0;
-				for (i = 0; i < cl.size; i++) {
-					double t = times[((size_t)i * NKERNELS + (size_t)k) *
-							 ntimes + rep];
-					if (rk[i].node == j && t > slow)
-						slow = t;
-				}
+				double slow = cluster_slowest(rk, times, ntimes, k, rep, j);
 				if (slow > 0 && slow < best)
 					best = slow;
 			}
@@ -8226,23 +8324,17 @@ static void cluster_stream_table(const struct cluster_rank *rk,
 	for (k = 0; k < NKERNELS; k++) {
 		if (!(kernels & (1u << k)))
 			continue;
-		cs->bytes[k] = (double)kernel_defs[k].words * (double)sizeof(elem_t) *
-			       cs->elems;
+		cs->bytes[k] = kernel_bytes(k, (size_t)cs->elems);
 		cs->min_t[k] = DBL_MAX;
 		for (rep = 1; rep < ntimes; rep++) {
-			double slow = 0;
-			for (i = 0; i < cl.size; i++) {
-				double t = times[((size_t)i * NKERNELS + (size_t)k) *
-						 ntimes + rep];
-				if (t > slow)
-					slow = t;
-			}
+			double slow = cluster_slowest(rk, times, ntimes, k, rep, -1);
 			cs->avg_t[k] += slow / (double)(ntimes - 1);
 			if (slow < cs->min_t[k])
 				cs->min_t[k] = slow;
 			if (slow > cs->max_t[k])
 				cs->max_t[k] = slow;
 		}
+		cs->best_mbs[k] = 1.0E-06 * cs->bytes[k] / cs->min_t[k];
 	}
 }
 
@@ -8292,7 +8384,7 @@ static void cluster_stream_text(const struct stream_run *r,
 	for (k = 0; k < NKERNELS; k++)
 		if (kernels & (1u << k))
 			printf("%s%11.1f  %11.6f  %11.6f  %11.6f\n",
-			       kernel_defs[k].label, 1.0E-06 * cs->bytes[k] / cs->min_t[k],
+			       kernel_defs[k].label, cs->best_mbs[k],
 			       cs->avg_t[k], cs->min_t[k], cs->max_t[k]);
 	printf(HLINE);
 	for (i = 0, k = 0; i < 3; i++) {
@@ -8336,271 +8428,343 @@ static const char *cluster_pages(const struct cluster_node *n, char *buf,
 	return buf;
 }
 
-/* The report of a run or of --cluster-in's rows: text and JSON from the
- * same nodes.  Returns 1 when any node failed validation. */
-static int cluster_report(const struct options *o, const struct system_info *si,
-			  const struct cluster_node *nd, int nn, int ranks,
-			  unsigned kernels, const struct stream_run *r,
-			  const struct cluster_stream *cs, const char *source)
-{
+/* The cluster report's figures, computed once by cluster_figures() from
+ * the nodes (a run's or --cluster-in's rows) and rendered once per
+ * format by cluster_json() and cluster_text(), which compute nothing.  A
+ * node that failed validation has no figures: it is left out of the sum,
+ * the spread and the outlier rule. */
+struct cluster_figures {
+	const struct cluster_node *nd; /* the rows, in node order */
+	int nn, ranks;
+	unsigned kernels;
+	const struct stream_run *r;      /* rank 0's run; NULL: --cluster-in */
+	const struct cluster_stream *cs; /* stream_mpi.c's table; NULL: none */
+	const char *source;              /* --cluster-in's file; NULL: a run */
+	double outlier_pct;
+	int ngood;  /* nodes that passed validation */
+	int failed; /* any node failed */
+	int lat;    /* any node has a latency figure */
+	/* over the nodes that passed: the sum and the spread; NaN where none
+	 * passed, 0 for a kernel not run */
 	double agg[NKERNELS], mn[NKERNELS], md[NKERNELS], mx[NKERNELS];
-	double *col = malloc((size_t)nn * sizeof(double));
-	int i, j, k, noutliers = 0, failed = 0, lat = 0, ngood = 0;
-	char pb[48];
-	const char *how = o->cluster_seq ? "sequential" : "simultaneous";
+	int noutliers; /* nodes below the median in any kernel */
+	struct cluster_outlier {
+		unsigned kernels;          /* those the node is an outlier in */
+		double below_pct[NKERNELS]; /* how far below the median */
+	} *outl; /* one per node */
+};
 
-	if (!col)
+static void cluster_figures(struct cluster_figures *f,
+			    const struct cluster_node *nd, int nn, int ranks,
+			    unsigned kernels, double outlier_pct)
+{
+	double *col = malloc((size_t)nn * sizeof(double));
+	int j, k;
+
+	memset(f, 0, sizeof(*f));
+	f->outl = calloc((size_t)nn, sizeof(*f->outl));
+	if (!col || !f->outl)
 		die("out of memory for %d nodes", nn);
-	/* a node that failed validation has no figures: it is left out of
-	 * the sum, the spread and the outlier rule */
-	for (j = 0; j < nn; j++)
-		ngood += nd[j].valid;
+	f->nd = nd;
+	f->nn = nn;
+	f->ranks = ranks;
+	f->kernels = kernels;
+	f->outlier_pct = outlier_pct;
+	for (j = 0; j < nn; j++) {
+		f->ngood += nd[j].valid;
+		f->failed |= !nd[j].valid;
+		f->lat |= nd[j].lat_ns > 0;
+	}
 	for (k = 0; k < NKERNELS; k++) {
 		int n = 0;
-		agg[k] = mn[k] = md[k] = mx[k] = ngood ? 0 : NAN;
+		f->agg[k] = f->mn[k] = f->md[k] = f->mx[k] = f->ngood ? 0 : NAN;
 		if (!(kernels & (1u << k)))
 			continue;
 		for (j = 0; j < nn; j++) {
 			if (!nd[j].valid)
 				continue;
 			col[n] = nd[j].mbs[k];
-			agg[k] += col[n];
-			if (n == 0 || col[n] < mn[k])
-				mn[k] = col[n];
-			if (col[n] > mx[k])
-				mx[k] = col[n];
+			f->agg[k] += col[n];
+			if (n == 0 || col[n] < f->mn[k])
+				f->mn[k] = col[n];
+			if (col[n] > f->mx[k])
+				f->mx[k] = col[n];
 			n++;
 		}
 		if (n)
-			md[k] = median(col, (size_t)n);
-	}
-	for (j = 0; j < nn; j++) {
-		int out_k = 0;
-		failed |= !nd[j].valid;
-		lat |= nd[j].lat_ns > 0;
-		for (k = 0; k < NKERNELS; k++)
-			if ((kernels & (1u << k)) && nd[j].valid &&
-			    cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-				out_k = 1;
-		noutliers += out_k;
-	}
-	if (out.json) {
-		json_begin("stream", si);
-		json_open("cluster", '{');
-		json_str("source", source);
-		json_str("launch", source ? NULL : how);
-		json_int("ranks", ranks);
-		json_int("node_count", nn);
-		if (r) {
-			json_int("array_size_per_rank", (long long)r->n);
-			json_int("ntimes", (long long)r->ntimes);
-		}
-		json_num("outlier_pct", o->outlier_pct);
-		json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
-		json_open("nodes", '[');
-		for (j = 0; j < nn; j++) {
-			json_open(NULL, '{');
-			json_str("host", nd[j].host);
-			json_int("ranks", nd[j].ranks);
-			json_int("threads", nd[j].threads);
-			/* a failed node's rates are no figures: null */
-			json_open("rates_mbs", '{');
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name,
-						 nd[j].valid ? nd[j].mbs[k] : NAN);
-			json_close('}');
-			for (i = 0; !source && i < 2; i++) {
-				json_open(i ? "best_s" : "bytes", '{');
-				for (k = 0; k < NKERNELS; k++)
-					if (kernels & (1u << k))
-						json_num(kernel_defs[k].name,
-							 i ? nd[j].best_s[k]
-							   : nd[j].bytes[k]);
-				json_close('}');
-			}
-			if (nd[j].lat_ns > 0)
-				json_num("latency_ns", nd[j].lat_ns);
-			json_bool("valid", nd[j].valid);
-			if (nd[j].bad_rank >= 0)
-				json_int("first_failed_rank", nd[j].bad_rank);
-			json_int("failed_ranks", nd[j].nbad);
-			if (nd[j].pages_known) {
-				json_num("page_kib", nd[j].page_kib);
-				json_num("huge_pct", nd[j].huge_pct);
-			}
-			json_close('}');
-		}
-		json_close(']');
-		json_open("aggregate", '{');
-		json_int("nodes", ngood);
-		json_int("ranks", ranks);
-		json_open("failed_nodes", '[');
-		for (j = 0; j < nn; j++)
-			if (!nd[j].valid)
-				json_str(NULL, nd[j].host);
-		json_close(']');
-		json_open("rates_mbs", '{');
-		for (k = 0; k < NKERNELS; k++)
-			if (kernels & (1u << k))
-				json_num(kernel_defs[k].name, agg[k]);
-		json_close('}');
-		json_close('}');
-		json_open("spread", '{');
-		for (i = 0; i < 3; i++) {
-			const double *v = i == 0 ? mn : i == 1 ? md : mx;
-			json_open(i == 0 ? "min" : i == 1 ? "median" : "max", '{');
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k))
-					json_num(kernel_defs[k].name, v[k]);
-			json_close('}');
-		}
-		json_close('}');
-		json_open("outliers", '[');
-		for (j = 0; j < nn; j++) {
-			int any = 0;
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) || !nd[j].valid ||
-				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-					continue;
-				if (!any++) {
-					json_open(NULL, '{');
-					json_str("host", nd[j].host);
-					json_open("kernels", '[');
-				}
-				json_open(NULL, '{');
-				json_str("kernel", kernel_defs[k].name);
-				json_num("mbs", nd[j].mbs[k]);
-				json_num("below_median_pct",
-					 100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
-				json_close('}');
-			}
-			if (any) {
-				json_close(']');
-				json_close('}');
-			}
-		}
-		json_close(']');
-		json_bool("valid", !failed);
-		if (cs) {
-			json_open("stream_aggregate", '{');
-			json_str("note", "stream_mpi.c's table: all ranks' bytes over "
-				 "the slowest rank's time of each repetition");
-			json_num("array_size", cs->elems);
-			json_bool("validated", cs->valid);
-			json_open("results", '[');
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)))
-					continue;
-				json_open(NULL, '{');
-				json_str("kernel", kernel_defs[k].display);
-				json_num("best_mbs", 1.0E-06 * cs->bytes[k] / cs->min_t[k]);
-				json_num("avg_s", cs->avg_t[k]);
-				json_num("min_s", cs->min_t[k]);
-				json_num("max_s", cs->max_t[k]);
-				json_num("bytes", cs->bytes[k]);
-				json_close('}');
-			}
-			json_close(']');
-			json_close('}');
-		}
-		json_close('}');
-		json_end();
-	}
-	if (out.text) {
-		if (cs)
-			cluster_stream_text(r, cs, kernels);
-		else if (!source)
-			printf("No STREAM table: the nodes ran one at a time "
-			       "(--cluster sequential), so no figure is of them "
-			       "all at once.\n");
-		printf("membench %s cluster\n", BENCH_VERSION);
-		print_build_text();
-		printf(HLINE);
-		if (source)
-			printf("Per-node figures read from %s; nothing measured.\n",
-			       source);
-		else
-			printf("%d rank%s on %d node%s, %s; %llu elements per array "
-			       "per rank, best of %llu repetitions after the first.\n",
-			       ranks, ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s", how,
-			       (unsigned long long)r->n, r->ntimes - 1);
-		printf("Rates in MB/s: the bytes of all a node's ranks over the "
-		       "slowest rank's time.\n");
-		printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
-		for (k = 0; k < NKERNELS; k++)
-			if (kernels & (1u << k))
-				printf(" %11s", kernel_defs[k].name);
-		printf("%s %-10s %s\n", lat ? "  Latency ns" : "", "Validation",
-		       "Pages");
-		for (j = 0; j < nn; j++) {
-			printf("%-20s %5d %7d", nd[j].host, nd[j].ranks, nd[j].threads);
-			for (k = 0; k < NKERNELS; k++)
-				if (kernels & (1u << k) && nd[j].valid)
-					printf(" %11.1f", nd[j].mbs[k]);
-				else if (kernels & (1u << k))
-					printf(" %11s", "-");
-			if (lat)
-				printf(" %11.1f", nd[j].lat_ns);
-			printf(" %-10s %s\n", nd[j].valid ? "passed" : "FAILED",
-			       cluster_pages(&nd[j], pb, sizeof(pb)));
-		}
-		printf(HLINE);
-		for (i = 0; i < 4; i++) {
-			const double *v = i == 0 ? agg : i == 1 ? mn : i == 2 ? md : mx;
-			static const char *const names[] = {
-				"Aggregate (sum)", "Min", "Median", "Max"};
-			printf("%-20s %5s %7s", names[i], "", "");
-			for (k = 0; k < NKERNELS; k++)
-				if ((kernels & (1u << k)) && ngood)
-					printf(" %11.1f", v[k]);
-				else if (kernels & (1u << k))
-					printf(" %11s", "-");
-			printf("\n");
-		}
-		if (ngood < nn)
-			printf("%d of %d node%s failed validation and %s left out of "
-			       "the sum, the spread and the outlier rule.\n",
-			       nn - ngood, nn, nn == 1 ? "" : "s",
-			       nn - ngood == 1 ? "is" : "are");
-		if (o->cluster_seq && !source)
-			printf("Nodes ran one at a time: the sum is not a figure of "
-			       "the nodes at once.\n");
-		printf(HLINE);
-		printf("Outliers (more than %g%% below the median): %s\n",
-		       o->outlier_pct, noutliers ? "" : "none");
-		for (j = 0; j < nn; j++) {
-			const char *sep = "";
-			int any = 0;
-			for (k = 0; k < NKERNELS; k++) {
-				if (!(kernels & (1u << k)) || !nd[j].valid ||
-				    !cluster_below(nd[j].mbs[k], md[k], o->outlier_pct))
-					continue;
-				if (!any++)
-					printf("  %s:", nd[j].host);
-				printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
-				       100.0 * (md[k] - nd[j].mbs[k]) / md[k]);
-				sep = ",";
-			}
-			if (any)
-				printf("\n");
-		}
-		for (j = 0; j < nn; j++)
-			if (!nd[j].valid) {
-				if (nd[j].bad_rank >= 0)
-					printf("Validation failed on rank %d (host %s)%s\n",
-					       nd[j].bad_rank, nd[j].host,
-					       nd[j].nbad > 1 ? " and other ranks of that node" : "");
-				else
-					printf("Validation failed on node %s\n", nd[j].host);
-			}
-		if (!failed)
-			printf("validation passed on every %s\n", source ? "node" : "rank");
-		text_warnings("WARNING: ");
-		printf(HLINE);
+			f->md[k] = median(col, (size_t)n);
 	}
 	free(col);
-	return failed;
+	for (j = 0; j < nn; j++) {
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(kernels & (1u << k)) || !nd[j].valid ||
+			    !cluster_below(nd[j].mbs[k], f->md[k], outlier_pct))
+				continue;
+			f->outl[j].kernels |= 1u << k;
+			f->outl[j].below_pct[k] =
+				100.0 * (f->md[k] - nd[j].mbs[k]) / f->md[k];
+		}
+		f->noutliers += f->outl[j].kernels != 0;
+	}
+}
+
+/* One kernel-keyed object of figures, v[k] for each kernel run. */
+static void cluster_json_kernels(const char *key, const double *v,
+				 unsigned kernels)
+{
+	int k;
+	json_open(key, '{');
+	for (k = 0; k < NKERNELS; k++)
+		if (kernels & (1u << k))
+			json_num(kernel_defs[k].name, v[k]);
+	json_close('}');
+}
+
+static void cluster_json_node(const struct cluster_figures *f, int j)
+{
+	const struct cluster_node *n = &f->nd[j];
+	double none[NKERNELS];
+	int k;
+	for (k = 0; k < NKERNELS; k++)
+		none[k] = NAN;
+	json_open(NULL, '{');
+	json_str("host", n->host);
+	json_int("ranks", n->ranks);
+	json_int("threads", n->threads);
+	/* a failed node's rates are no figures: null */
+	cluster_json_kernels("rates_mbs", n->valid ? n->mbs : none, f->kernels);
+	if (!f->source) {
+		cluster_json_kernels("bytes", n->bytes, f->kernels);
+		cluster_json_kernels("best_s", n->best_s, f->kernels);
+	}
+	if (n->lat_ns > 0)
+		json_num("latency_ns", n->lat_ns);
+	json_bool("valid", n->valid);
+	if (n->bad_rank >= 0)
+		json_int("first_failed_rank", n->bad_rank);
+	json_int("failed_ranks", n->nbad);
+	if (n->pages_known) {
+		json_num("page_kib", n->page_kib);
+		json_num("huge_pct", n->huge_pct);
+	}
+	json_close('}');
+}
+
+/* stream_mpi.c's table as the JSON's stream_aggregate. */
+static void cluster_stream_json(const struct cluster_stream *cs,
+				unsigned kernels)
+{
+	int k;
+	json_open("stream_aggregate", '{');
+	json_str("note", "stream_mpi.c's table: all ranks' bytes over the "
+		 "slowest rank's time of each repetition");
+	json_num("array_size", cs->elems);
+	json_bool("validated", cs->valid);
+	json_open("results", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(kernels & (1u << k)))
+			continue;
+		json_open(NULL, '{');
+		json_str("kernel", kernel_defs[k].display);
+		json_num("best_mbs", cs->best_mbs[k]);
+		json_num("avg_s", cs->avg_t[k]);
+		json_num("min_s", cs->min_t[k]);
+		json_num("max_s", cs->max_t[k]);
+		json_num("bytes", cs->bytes[k]);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
+static void cluster_json(const struct options *o, const struct system_info *si,
+			 const struct cluster_figures *f)
+{
+	int j, k;
+	json_begin("stream", si);
+	json_open("cluster", '{');
+	json_str("source", f->source);
+	json_str("launch", f->source ? NULL
+		 : o->cluster_seq ? "sequential" : "simultaneous");
+	json_int("ranks", f->ranks);
+	json_int("node_count", f->nn);
+	if (f->r) {
+		json_int("array_size_per_rank", (long long)f->r->n);
+		json_int("ntimes", (long long)f->r->ntimes);
+	}
+	json_num("outlier_pct", f->outlier_pct);
+	json_num("gather_s", cluster_gather_s >= 0 ? cluster_gather_s : NAN);
+	json_open("nodes", '[');
+	for (j = 0; j < f->nn; j++)
+		cluster_json_node(f, j);
+	json_close(']');
+	json_open("aggregate", '{');
+	json_int("nodes", f->ngood);
+	json_int("ranks", f->ranks);
+	json_open("failed_nodes", '[');
+	for (j = 0; j < f->nn; j++)
+		if (!f->nd[j].valid)
+			json_str(NULL, f->nd[j].host);
+	json_close(']');
+	cluster_json_kernels("rates_mbs", f->agg, f->kernels);
+	json_close('}');
+	json_open("spread", '{');
+	cluster_json_kernels("min", f->mn, f->kernels);
+	cluster_json_kernels("median", f->md, f->kernels);
+	cluster_json_kernels("max", f->mx, f->kernels);
+	json_close('}');
+	json_open("outliers", '[');
+	for (j = 0; j < f->nn; j++) {
+		if (!f->outl[j].kernels)
+			continue;
+		json_open(NULL, '{');
+		json_str("host", f->nd[j].host);
+		json_open("kernels", '[');
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(f->outl[j].kernels & (1u << k)))
+				continue;
+			json_open(NULL, '{');
+			json_str("kernel", kernel_defs[k].name);
+			json_num("mbs", f->nd[j].mbs[k]);
+			json_num("below_median_pct", f->outl[j].below_pct[k]);
+			json_close('}');
+		}
+		json_close(']');
+		json_close('}');
+	}
+	json_close(']');
+	json_bool("valid", !f->failed);
+	if (f->cs)
+		cluster_stream_json(f->cs, f->kernels);
+	json_close('}');
+	json_end();
+}
+
+/* The per-node table: a row per node, then the sum and the spread. */
+static void cluster_text_table(const struct cluster_figures *f)
+{
+	static const char *const names[] = {"Aggregate (sum)", "Min", "Median",
+					    "Max"};
+	const double *rows[4];
+	char pb[48];
+	int i, j, k;
+	rows[0] = f->agg;
+	rows[1] = f->mn;
+	rows[2] = f->md;
+	rows[3] = f->mx;
+	printf("%-20s %5s %7s", "Node", "Ranks", "Threads");
+	for (k = 0; k < NKERNELS; k++)
+		if (f->kernels & (1u << k))
+			printf(" %11s", kernel_defs[k].name);
+	printf("%s %-10s %s\n", f->lat ? "  Latency ns" : "", "Validation",
+	       "Pages");
+	for (j = 0; j < f->nn; j++) {
+		const struct cluster_node *n = &f->nd[j];
+		printf("%-20s %5d %7d", n->host, n->ranks, n->threads);
+		for (k = 0; k < NKERNELS; k++)
+			if (f->kernels & (1u << k) && n->valid)
+				printf(" %11.1f", n->mbs[k]);
+			else if (f->kernels & (1u << k))
+				printf(" %11s", "-");
+		if (f->lat)
+			printf(" %11.1f", n->lat_ns);
+		printf(" %-10s %s\n", n->valid ? "passed" : "FAILED",
+		       cluster_pages(n, pb, sizeof(pb)));
+	}
+	printf(HLINE);
+	for (i = 0; i < 4; i++) {
+		printf("%-20s %5s %7s", names[i], "", "");
+		for (k = 0; k < NKERNELS; k++)
+			if ((f->kernels & (1u << k)) && f->ngood)
+				printf(" %11.1f", rows[i][k]);
+			else if (f->kernels & (1u << k))
+				printf(" %11s", "-");
+		printf("\n");
+	}
+}
+
+static void cluster_text(const struct options *o, const struct cluster_figures *f)
+{
+	int j, k, nn = f->nn;
+	if (f->cs)
+		cluster_stream_text(f->r, f->cs, f->kernels);
+	else if (!f->source)
+		printf("No STREAM table: the nodes ran one at a time "
+		       "(--cluster sequential), so no figure is of them "
+		       "all at once.\n");
+	printf("membench %s cluster\n", BENCH_VERSION);
+	print_build_text();
+	printf(HLINE);
+	if (f->source)
+		printf("Per-node figures read from %s; nothing measured.\n",
+		       f->source);
+	else
+		printf("%d rank%s on %d node%s, %s; %llu elements per array "
+		       "per rank, best of %llu repetitions after the first.\n",
+		       f->ranks, f->ranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s",
+		       o->cluster_seq ? "sequential" : "simultaneous",
+		       (unsigned long long)f->r->n, f->r->ntimes - 1);
+	printf("Rates in MB/s: the bytes of all a node's ranks over the "
+	       "slowest rank's time.\n");
+	cluster_text_table(f);
+	if (f->ngood < nn)
+		printf("%d of %d node%s failed validation and %s left out of "
+		       "the sum, the spread and the outlier rule.\n",
+		       nn - f->ngood, nn, nn == 1 ? "" : "s",
+		       nn - f->ngood == 1 ? "is" : "are");
+	if (o->cluster_seq && !f->source)
+		printf("Nodes ran one at a time: the sum is not a figure of "
+		       "the nodes at once.\n");
+	printf(HLINE);
+	printf("Outliers (more than %g%% below the median): %s\n",
+	       f->outlier_pct, f->noutliers ? "" : "none");
+	for (j = 0; j < nn; j++) {
+		const char *sep = "";
+		if (!f->outl[j].kernels)
+			continue;
+		printf("  %s:", f->nd[j].host);
+		for (k = 0; k < NKERNELS; k++) {
+			if (!(f->outl[j].kernels & (1u << k)))
+				continue;
+			printf("%s %s %.1f%% below", sep, kernel_defs[k].name,
+			       f->outl[j].below_pct[k]);
+			sep = ",";
+		}
+		printf("\n");
+	}
+	for (j = 0; j < nn; j++)
+		if (!f->nd[j].valid) {
+			if (f->nd[j].bad_rank >= 0)
+				printf("Validation failed on rank %d (host %s)%s\n",
+				       f->nd[j].bad_rank, f->nd[j].host,
+				       f->nd[j].nbad > 1 ? " and other ranks of that node" : "");
+			else
+				printf("Validation failed on node %s\n", f->nd[j].host);
+		}
+	if (!f->failed)
+		printf("validation passed on every %s\n", f->source ? "node" : "rank");
+	text_warnings("WARNING: ");
+	printf(HLINE);
+}
+
+/* The report of a run or of --cluster-in's rows: the figures once, then
+ * text and JSON from them.  Returns 1 when any node failed validation. */
+static int cluster_report(const struct options *o, const struct system_info *si,
+			  const struct cluster_node *nd, int nn, int ranks,
+			  unsigned kernels, const struct stream_run *r,
+			  const struct cluster_stream *cs, const char *source)
+{
+	struct cluster_figures f;
+	cluster_figures(&f, nd, nn, ranks, kernels, o->outlier_pct);
+	f.r = r;
+	f.cs = cs;
+	f.source = source;
+	if (out.json)
+		cluster_json(o, si, &f);
+	if (out.text)
+		cluster_text(o, &f);
+	free(f.outl);
+	return f.failed;
 }
 
 /* --cluster-in FILE: per-node rows, one a line, "#" comments:
@@ -8666,6 +8830,33 @@ static int cluster_in_mode(const struct options *o, const struct system_info *si
 	return rc;
 }
 
+/* What this rank sends rank 0 of its run (lat_ns: its chase, 0 for
+ * none): the table's facts, not the run, which rank 0 cannot read. */
+static void cluster_rank_record(const struct stream_run *r, double lat_ns,
+				struct cluster_rank *me)
+{
+	int i;
+	memset(me, 0, sizeof(*me)); /* sent as bytes: no stray padding */
+	memcpy(me->host, cl.host, sizeof(me->host));
+	me->node = cl.node_id;
+	me->threads = threads_counted;
+	me->valid = r->valid;
+	me->lat_ns = lat_ns;
+	me->elems = (double)r->n;
+	me->epsilon = r->epsilon;
+	for (i = 0; i < 3; i++) {
+		me->expected[i] = r->expected[i];
+		me->avg_abs[i] = r->avg_abs[i];
+		me->nerr[i] = r->nerr[i];
+	}
+	me->pages_known = r->pages[0].known;
+	me->page_kib = (double)r->pages[0].page_kib;
+	me->huge_pct = 100;
+	for (i = 0; i < 3; i++)
+		if (r->pages[i].known && r->pages[i].huge_pct < me->huge_pct)
+			me->huge_pct = r->pages[i].huge_pct;
+}
+
 /* bench-mpi stream: every rank measures, rank 0 reports.  Any rank's
  * failed validation fails the run (exit 1) on every rank. */
 static int cluster_stream_mode(const struct options *o,
@@ -8676,14 +8867,13 @@ static int cluster_stream_mode(const struct options *o,
 	struct cluster_node *nd = NULL;
 	double *times = NULL;
 	MPI_Request req;
-	int rc = 0, i;
+	int rc = 0;
 	size_t per = NKERNELS * (size_t)o->ntimes;
 	double t_gather;
 
 	if (o->cluster_in)
 		return cluster_in_mode(o, si);
 	memset(&r, 0, sizeof(r));
-	memset(&me, 0, sizeof(me));
 	alloc_plan(&r.plan, o, M_STREAM, reported_llc(si),
 		   reported_llc_instances(si), 1);
 	stream_check(o);
@@ -8694,25 +8884,7 @@ static int cluster_stream_mode(const struct options *o,
 	cluster_barrier(MPI_COMM_WORLD, "the barrier before the first kernel",
 			-1, 0);
 	cluster_measure(o, &r);
-	if (o->cluster_lat)
-		me.lat_ns = cluster_latency(o, si);
-	memcpy(me.host, cl.host, sizeof(me.host));
-	me.node = cl.node_id;
-	me.threads = threads_counted;
-	me.valid = r.valid;
-	me.elems = (double)r.n;
-	me.epsilon = r.epsilon;
-	for (i = 0; i < 3; i++) {
-		me.expected[i] = r.expected[i];
-		me.avg_abs[i] = r.avg_abs[i];
-		me.nerr[i] = r.nerr[i];
-	}
-	me.pages_known = r.pages[0].known;
-	me.page_kib = (double)r.pages[0].page_kib;
-	me.huge_pct = 100;
-	for (i = 0; i < 3; i++)
-		if (r.pages[i].known && r.pages[i].huge_pct < me.huge_pct)
-			me.huge_pct = r.pages[i].huge_pct;
+	cluster_rank_record(&r, o->cluster_lat ? cluster_latency(o, si) : 0, &me);
 	if (!r.valid)
 		fprintf(stderr, "%s: %svalidation failed (a[] %lld, b[] %lld, c[] "
 			"%lld elements wrong)\n", prog, die_where, r.nerr[0],
@@ -8779,8 +8951,8 @@ static int info_mode(const struct system_info *si)
 {
 	int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
 	int widest = isa_widest(NISA - 1), l;
-	char list[512] = "unknown", have[64];
-	double gran = timer_granularity();
+	char list[512], have[64];
+	struct kv s;
 	if (n > 0)
 		format_cpu_list(list, sizeof(list), cpus, n);
 	describe_isas(have, sizeof(have));
@@ -8792,22 +8964,13 @@ static int info_mode(const struct system_info *si)
 			if (isa_supported(l))
 				json_str(NULL, isa_names[l]);
 		json_close(']');
-		json_bool("isa_dispatch", HAVE_ISA_DISPATCH);
-		if (isa_vector_bits(widest))
-			json_int("isa_vector_bits", isa_vector_bits(widest));
-		else
-			json_str("isa_vector_bits", NULL);
-		json_str("allowed_cpus", n > 0 ? list : NULL);
-		json_int("threads_default", threads_requested());
-		json_num("timer_granularity_s", gran);
-		json_str("binding_env", omp_binding_env());
-		json_close('}');
-		json_end();
 	}
 	if (out.text) {
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
+		/* the instruction sets are one sentence of the text, three
+		 * facts of the JSON: those have no label below */
 		printf("Instruction sets: generic%s (", have);
 		if (!HAVE_ISA_DISPATCH)
 			printf("this build's code, no run-time dispatch)\n");
@@ -8818,9 +8981,21 @@ static int info_mode(const struct system_info *si)
 		else
 			printf("run-time dispatch; this CPU has nothing above "
 			       "generic)\n");
-		printf("Allowed CPUs: %s\n", list);
-		printf("Default threads: %d\n", threads_requested());
-		printf("Timer granularity: %.3g s\n", gran);
+	}
+	s = kv_sink(KV_LABELS);
+	kv_bool(&s, "isa_dispatch", NULL, HAVE_ISA_DISPATCH);
+	if (isa_vector_bits(widest))
+		kv_int(&s, "isa_vector_bits", NULL, isa_vector_bits(widest));
+	else
+		kv_str(&s, "isa_vector_bits", NULL, NULL);
+	kv_str(&s, "allowed_cpus", "Allowed CPUs", n > 0 ? list : NULL);
+	kv_int(&s, "threads_default", "Default threads", threads_requested());
+	kv_num(&s, "timer_granularity_s", "Timer granularity",
+	       timer_granularity(), 3, "s");
+	kv_str(&s, "binding_env", NULL, omp_binding_env());
+	if (out.json) {
+		json_close('}');
+		json_end();
 	}
 	return 0;
 }
@@ -8850,7 +9025,8 @@ static int all_mode(struct options *o, const struct system_info *si)
 }
 
 /* --plan: what the run would allocate, from the same alloc_plan() the
- * run asks, as key=value lines (or JSON); nothing is allocated or timed,
+ * run asks, one list through the sink as key=value lines and JSON (the
+ * harness reads the lines by key); nothing is allocated or timed,
  * and the huge page pool is not checked, since the harness asks the plan
  * in order to fill it.  For `bench all` the programs run one after the
  * other, so the pool must hold the larger of the two. */
@@ -8860,6 +9036,7 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	int has_bw = o->mode != M_LATENCY, has_lat = o->mode != M_STREAM;
 	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
 	size_t pages = 0;
+	struct kv s;
 
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
@@ -8880,45 +9057,31 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	if (out.json) {
 		json_begin(mode_name(o->mode), si);
 		json_open("plan", '{');
-		json_str("alloc", alloc_names[main_plan->mode]);
-		if (has_bw) {
-			json_int("array_size", (long long)bw.elems);
-			json_bool("size_auto", o->size_auto);
-			json_int("offset", (long long)o->offset);
-			json_int("stagger", (long long)bw.stagger);
-			json_int("elem_bytes", (long long)sizeof(elem_t));
-		}
-		json_int("regions", main_plan->regions);
-		json_int("total_bytes", (long long)main_plan->total);
-		json_int("llc_bytes", (long long)main_plan->llc);
-		json_int("llc_instances", main_plan->llc_instances);
-		json_int("stream_rule_elements", (long long)main_plan->rule_elems);
-		json_int("huge_page_bytes", (long long)main_plan->huge_page);
-		json_int("huge_pages", (long long)pages);
-		if (has_lat)
-			json_int("latency_max_bytes", (long long)o->lat_max);
+	}
+	/* the JSON's "mode" is the document's own, from json_begin */
+	if (out.text)
+		printf("mode=%s\n", mode_name(o->mode));
+	s = kv_sink(KV_KEYS);
+	kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
+	if (has_bw) {
+		kv_int(&s, "array_size", NULL, (long long)bw.elems);
+		kv_bool(&s, "size_auto", NULL, o->size_auto);
+		kv_int(&s, "offset", NULL, (long long)o->offset);
+		kv_int(&s, "stagger", NULL, (long long)bw.stagger);
+		kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+	}
+	kv_int(&s, "regions", NULL, main_plan->regions);
+	kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
+	kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
+	kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
+	kv_int(&s, "stream_rule_elements", NULL, (long long)main_plan->rule_elems);
+	kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
+	kv_int(&s, "huge_pages", NULL, (long long)pages);
+	if (has_lat)
+		kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
+	if (out.json) {
 		json_close('}');
 		json_end();
-	}
-	if (out.text) {
-		printf("mode=%s\n", mode_name(o->mode));
-		printf("alloc=%s\n", alloc_names[main_plan->mode]);
-		if (has_bw) {
-			printf("array_size=%llu\n", bw.elems);
-			printf("size_auto=%d\n", o->size_auto);
-			printf("offset=%llu\n", o->offset);
-			printf("stagger=%zu\n", bw.stagger);
-			printf("elem_bytes=%zu\n", sizeof(elem_t));
-		}
-		printf("regions=%d\n", main_plan->regions);
-		printf("total_bytes=%llu\n", main_plan->total);
-		printf("llc_bytes=%llu\n", main_plan->llc);
-		printf("llc_instances=%d\n", main_plan->llc_instances);
-		printf("stream_rule_elements=%llu\n", main_plan->rule_elems);
-		printf("huge_page_bytes=%zu\n", main_plan->huge_page);
-		printf("huge_pages=%zu\n", pages);
-		if (has_lat)
-			printf("latency_max_bytes=%llu\n", o->lat_max);
 	}
 	return 0;
 }

@@ -71,3 +71,20 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 	jq -e '.schema == "membench/1" and .mode == "stream" and .build.version and
 		.plan.array_size == 100000 and .plan.regions == 3 and (.warnings | length == 0)' <<<"$output"
 }
+
+@test "--plan's key=value lines and --plan --json's plan are one list: the same keys, in order, with the same values" {
+	# generated from both outputs, not from a list of keys: a key that one
+	# side lost, gained or spells otherwise fails here (the JSON's mode is
+	# the document's own; a flag is true/false there and 1/0 in the lines).
+	# One run writes both: the lines on stdout, the JSON into a file.
+	json="$BATS_TEST_TMPDIR/plan.json"
+	for args in "-s 100000" "latency --max 1M" "all -s 100000 --max 1M --alloc hugetlb"; do
+		run --separate-stderr "$BENCH" $args --plan --json-file "$json"
+		assert_success
+		text=$output
+		run jq -r '{mode} + .plan | to_entries[] | "\(.key)=\(.value |
+			if type == "boolean" then (if . then 1 else 0 end) else . end)"' "$json"
+		assert_success
+		assert_output "$text"
+	done
+}

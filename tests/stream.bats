@@ -152,6 +152,37 @@ load test_helper
 	assert_output 0
 }
 
+@test "info's labelled lines and its JSON's process facts are one list: each line a fact with its value, each fact a line" {
+	# generated from both outputs: a label says its key in words ("Default
+	# threads" for threads_default), so each "Label: value" line after the
+	# instruction sets finds its fact by name; the isa_ facts are the
+	# instruction sets' sentence, and the binding variables are unset so
+	# binding_env, the JSON's alone, is null.  One run writes both (each
+	# run measures the timer's granularity anew).
+	json="$BATS_TEST_TMPDIR/info.json"
+	run --separate-stderr env -u OMP_PROC_BIND -u OMP_PLACES -u GOMP_CPU_AFFINITY \
+		-u KMP_AFFINITY "$BENCH" info --json-file "$json"
+	assert_success
+	facts=${output#*$'\n'Instruction sets: *$'\n'}
+	run jq -e --arg facts "$facts" '
+		def words: ascii_downcase | [scan("[a-z]+")];
+		# the text shows a figure to 3 digits and a unit, unknown for null
+		def shows($t): if . == null then $t == "unknown"
+			elif type == "number" then ($t | sub(" [a-z]+$"; "") | tonumber?) as $n
+				| $n != null and (($n - .) | fabs) <= 0.005 * fabs
+			else tostring == $t end;
+		def named($name): ($name | words) - (.key | words) == [];
+		[.process | to_entries[]] as $p
+		| [$facts | split("\n")[] | select(length > 0)
+			| capture("^(?<name>[^:]+): (?<v>.*)$")] as $lines
+		| ($lines | length) > 0
+		and all($lines[]; . as $l | [$p[] | select(named($l.name))] | length == 1
+			and (.[0].value | shows($l.v)))
+		and all($p[] | select((.key | startswith("isa_") | not) and .value != null);
+			. as $f | any($lines[]; . as $l | $f | named($l.name) and (.value | shows($l.v))))' "$json"
+	assert_success
+}
+
 @test "--help lists every option and --version prints the version" {
 	run "$BENCH" --help
 	assert_success
