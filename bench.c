@@ -1540,19 +1540,20 @@ struct opt_words {
 	const int *values;        /* NULL: a word's index */
 	int n;
 };
-static const struct opt_words alloc_words = {"mode", alloc_names, NULL,
-					     (int)NALLOC};
-static const struct opt_words pattern_words = {"pattern", lat_pattern_names,
-					       NULL, 3};
-static const struct opt_words store_words = {"value", store_names, NULL, 3};
+#define WORDS(noun, names, values)                                           \
+	{noun, names, values, (int)(sizeof(names) / sizeof(names[0]))}
+static const struct opt_words alloc_words = WORDS("mode", alloc_names, NULL);
+static const struct opt_words pattern_words =
+	WORDS("pattern", lat_pattern_names, NULL);
+static const struct opt_words store_words = WORDS("value", store_names, NULL);
 static const char *const bind_names[] = {"auto", "none"};
 static const int bind_values[] = {1, 0};
-static const struct opt_words bind_words = {"value", bind_names, bind_values,
-					    2};
+static const struct opt_words bind_words =
+	WORDS("value", bind_names, bind_values);
 #ifdef BENCH_MPI
 static const char *const cluster_names[] = {"simultaneous", "sequential"};
-static const struct opt_words cluster_words = {"value", cluster_names, NULL,
-					       2};
+static const struct opt_words cluster_words =
+	WORDS("value", cluster_names, NULL);
 #endif
 
 static int opt_word(const char *flag, const char *s,
@@ -1690,8 +1691,9 @@ extern struct options opt_shape; /* never defined: only sizeof sees it */
 #define SETS(f, T) FT_##T, offsetof(struct options, f) + 0 * \
 	sizeof(&opt_shape.f - (FT_TYPE_##T *)&opt_shape)
 #define SETS_NOTHING FT_NONE, 0
-/* and its default: a number, a knob's text read as the flag's value
- * would be (an error names the knob), or zero */
+/* and its default: a number (held as a double, exact for whole numbers
+ * up to 2^53), a knob's text read as the flag's value would be (an
+ * error names the knob), or zero */
 #define DEF(v) (v), NULL, NULL
 #define DEF_KNOB(k) 0, #k, k
 #define DEF_ZERO 0, NULL, NULL
