@@ -18,7 +18,7 @@
  *      1 Knobs            every default a user may change, as -D macros
  *      2 Platform shims   one small function per OS or CPU feature
  *      3 Errors           die() and the run's list of warnings
- *      4 Options          the kernels' table, the flags, --help
+ *      4 Options          the kernels' table, the flags' table, --help
  *      5 Allocation       the plan (sizes, limits, huge pages), regions, pages
  *      6 Timing           the clock and medians
  *      7 Threads          how many, where they run, who decided
@@ -1082,10 +1082,14 @@ static void format_bytes(char *buf, size_t len, unsigned long long b)
 
 /* ======================================================================
  * 4 Options.  First the names a flag can take (kernels, allocation
- * modes, chase patterns), then one table that drives both parsing and
- * --help.  Each option names the modes it belongs to, so `bench latency
- * --size 5` is an error, not a silently ignored flag.  Defaults come
- * from the knobs and nowhere else.
+ * modes, chase patterns), then struct options and the readers of a
+ * value (counts, sizes, lists), then option_defs[], one row per flag:
+ * its name, how its value is read, the field it sets, its default, the
+ * modes it belongs to and its help.  Parsing, --help (and so the man
+ * page), the defaults and the refusal of a flag outside its modes all
+ * come from that table, so `bench latency --size 5` is an error, not a
+ * silently ignored flag.  The rules between flags are one list after
+ * the table.  Defaults come from the knobs and nowhere else.
  * ====================================================================== */
 
 /* The kernels' table, one line per kernel and in the order they run:
@@ -1149,108 +1153,16 @@ enum mode { M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8 };
 #define M_RUN (M_STREAM | M_LATENCY | M_ALL)
 #define M_ANY (M_RUN | M_INFO)
 #define M_LAT (M_LATENCY | M_ALL)
+/* The mode words, in enum mode's bit order. */
+static const char *const mode_names[] = {"stream", "latency", "all", "info"};
+#define NMODES 4
 
-enum opt_id {
-	O_SIZE, O_NTIMES, O_THREADS, O_OFFSET, O_ALLOC, O_KERNELS, O_STORES,
-	O_STAGGER, O_BIND, O_JSON, O_JSON_FILE, O_PLAN, O_HELP, O_VERSION,
-	O_PATTERN, O_STRIDE, O_MIN, O_MAX, O_SPO, O_CHAINS, O_LOAD_THREADS,
-	O_MHZ, O_CURVE_IN, O_CACHES,
-	O_RW, O_DELAYS, O_PLACEMENT, O_ISA, O_BEST, O_CSV
-#ifdef BENCH_MPI
-	, O_CLUSTER, O_OUTLIER, O_CLUSTER_LAT, O_CLUSTER_TIMEOUT, O_CLUSTER_IN
-#endif
-};
-
-struct option_def {
-	enum opt_id id;
-	char shrt;
-	const char *lng;
-	const char *arg; /* NULL: a switch */
-	int modes;
-	const char *help;
-};
-
-static const struct option_def option_defs[] = {
-	{O_SIZE, 's', "size", "ELEMENTS|auto", M_BW,
-	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
-	 "); auto: " XSTR(BENCH_LLC_FACTOR) "x the reported LLC"},
-	{O_NTIMES, 'n', "ntimes", "N", M_BW,
-	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
-	{O_THREADS, 't', "threads", "N", M_RUN,
-	 "OpenMP threads (default: OMP_NUM_THREADS or all CPUs)"},
-	{O_OFFSET, 0, "offset", "N", M_BW,
-	 "elements added after each array (default " XSTR(OFFSET) ")"},
-	{O_ALLOC, 0, "alloc", "MODE", M_RUN,
-	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
-	 ", latency " LAT_ALLOC ")"},
-	{O_KERNELS, 0, "kernels", "LIST", M_BW,
-	 "comma list of " KERNEL_NAMES " or all"},
-	{O_STORES, 0, "stores", "plain|nt|auto", M_BW,
-	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
-	{O_ISA, 0, "isa", "auto|generic|sse2|avx2|avx512|sve", M_BW,
-	 "instruction set of the kernels; auto: the widest the CPU has "
-	 "(default: this build's own code with plain stores, as STREAM; auto "
-	 "with --stores nt or auto; env BENCH_ISA)"},
-	{O_BEST, 0, "best", NULL, M_BW,
-	 "also measure each kernel's fastest method (not a STREAM result)"},
-	{O_STAGGER, 0, "stagger", "BYTES", M_BW,
-	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
-	{O_BIND, 0, "bind", "auto|none", M_RUN,
-	 "auto pins threads unless OMP binding is set (default auto)"},
-	{O_PATTERN, 0, "pattern", "random|stride|page", M_LAT,
-	 "latency chase order (default " LAT_PATTERN ")"},
-	{O_STRIDE, 0, "stride", "B[,B...]", M_LAT,
-	 "bytes between chased lines (default: OS cache line, or 64)"},
-	{O_MIN, 0, "min", "SIZE", M_LAT,
-	 "smallest chase, K/M/G suffixes (default " XSTR(LAT_MIN_BYTES) ")"},
-	{O_MAX, 0, "max", "SIZE", M_LAT, "largest chase (default 256M)"},
-	{O_SPO, 0, "steps-per-octave", "N", M_LAT,
-	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
-	{O_CHAINS, 0, "chains", "K", M_LAT,
-	 "memory-level parallelism: 1..K interleaved chases at --max"},
-	{O_LOAD_THREADS, 0, "load-threads", "N|all", M_LAT,
-	 "latency at --max while N threads (all: one per other CPU) load "
-	 "memory (needs OpenMP)"},
-	{O_RW, 0, "rw", "R:W[,R:W...]", M_LAT,
-	 "--load-threads' read:write mixes (default " LAT_LOADED_RW ")"},
-	{O_DELAYS, 0, "delays", "D[,D...]", M_LAT,
-	 "--load-threads' injected delays, idle-loop turns per chunk"},
-	{O_PLACEMENT, 0, "placement", NULL, M_RUN,
-	 "report the arrays' physical pages (frames need root)"},
-	{O_MHZ, 0, "mhz", "F", M_LAT,
-	 "core clock for cycle counts (default: measured)"},
-	{O_CURVE_IN, 0, "curve-in", "FILE", M_LATENCY,
-	 "summarise a stored \"size_MB ns\" curve, measure nothing"},
-	{O_CACHES, 0, "caches", "SIZE[,SIZE...][,line=B]", M_LATENCY,
-	 "--curve-in: the data caches of the curve's machine, L1d first"},
-#ifdef BENCH_MPI
-	{O_CLUSTER, 0, "cluster", "simultaneous|sequential", M_STREAM,
-	 "bench-mpi: every node at once (default) or one at a time"},
-	{O_OUTLIER, 0, "outlier", "PCT", M_STREAM,
-	 "bench-mpi: flag nodes more than PCT% below the median (default "
-	 XSTR(BENCH_OUTLIER_PCT) ")"},
-	{O_CLUSTER_LAT, 0, "cluster-latency", "SIZE", M_STREAM,
-	 "bench-mpi: also one random chase over SIZE bytes per node"},
-	{O_CLUSTER_TIMEOUT, 0, "cluster-timeout", "SEC", M_STREAM,
-	 "bench-mpi: longest wait for the other ranks (default "
-	 XSTR(BENCH_CLUSTER_TIMEOUT) "; 0 none)"},
-	{O_CLUSTER_IN, 0, "cluster-in", "FILE", M_STREAM,
-	 "bench-mpi: report stored per-node rows, measure nothing"},
-#endif
-	{O_JSON, 0, "json", NULL, M_ANY, "one JSON document on stdout"},
-	{O_CSV, 0, "csv", NULL, M_STREAM,
-	 "a CSV header and one row per kernel on stdout instead of text"},
-	{O_JSON_FILE, 0, "json-file", "PATH", M_ANY,
-	 "also write the JSON document to PATH (text stays on stdout)"},
-	{O_PLAN, 0, "plan", NULL, M_RUN,
-	 "print the allocation plan (key=value lines); measure nothing"},
-	{O_HELP, 'h', "help", NULL, M_ANY, "this help"},
-	{O_VERSION, 'V', "version", NULL, M_ANY, "print the version"},
-};
-#define NOPTIONS (sizeof(option_defs) / sizeof(option_defs[0]))
-
+/* Every setting of a run.  A flag's row in option_defs[] names the
+ * field it sets; the fields no row names are set by the personalities
+ * and default_options(). */
 struct options {
 	enum mode mode;
+	unsigned long long given; /* bit k: option_defs[k] was given */
 	unsigned long long size;
 	int size_auto; /* --size auto: STREAM's rule from the reported LLC */
 	unsigned long long ntimes;
@@ -1269,11 +1181,10 @@ struct options {
 	const char *json_path; /* --json-file PATH */
 	int plan;              /* --plan */
 	/* latency */
-	enum lat_pattern pattern;
+	int pattern; /* enum lat_pattern */
 	size_t strides[LAT_MAX_STRIDES];
 	int nstrides; /* 0: the OS-reported line size */
 	unsigned long long lat_min, lat_max;
-	int max_set; /* --max was given */
 	int spo;
 	int chains;
 	int load_threads;
@@ -1281,7 +1192,6 @@ struct options {
 	int rw[LAT_MAX_RW][2];            /* reads, writes; in lowest terms */
 	int ndelays;                      /* --delays, largest first */
 	long delays[LAT_MAX_DELAYS];
-	int loaded_set;                   /* --rw or --delays was given */
 	int placement;                    /* --placement */
 	double mhz; /* 0: measure */
 	const char *curve_in;
@@ -1302,12 +1212,10 @@ struct options {
 
 static const char *mode_name(enum mode m)
 {
-	switch (m) {
-	case M_STREAM: return "stream";
-	case M_LATENCY: return "latency";
-	case M_ALL: return "all";
-	default: return "info";
-	}
+	int k = 0;
+	while (k < NMODES - 1 && !(m & (1 << k)))
+		k++;
+	return mode_names[k];
 }
 
 /* A decimal count in [lo, hi]; anything else is an error naming flag. */
@@ -1385,12 +1293,15 @@ static void list_copy(const char *flag, const char *s, char *buf, size_t n)
 	memcpy(buf, s, len + 1);
 }
 
-static unsigned parse_kernels(const char *s)
+/* --kernels NAME[,NAME...]: kernels by name, or all, or stream (STREAM's
+ * four). */
+static void parse_kernels(const char *flag, const char *s,
+			  struct options *o)
 {
 	unsigned mask = 0;
 	char buf[256], *tok, *save = NULL;
 	int k;
-	list_copy("--kernels", s, buf, sizeof(buf));
+	list_copy(flag, s, buf, sizeof(buf));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "all") == 0) {
@@ -1405,13 +1316,13 @@ static unsigned parse_kernels(const char *s)
 			if (strcmp(tok, kernel_defs[k].name) == 0)
 				break;
 		if (k == NKERNELS)
-			die("--kernels: unknown kernel '%s' (" KERNEL_NAMES
-			    "all)", tok);
+			die("%s: unknown kernel '%s' (" KERNEL_NAMES "all)",
+			    flag, tok);
 		mask |= 1u << k;
 	}
 	if (!mask)
-		die("--kernels: empty list");
-	return mask;
+		die("%s: empty list", flag);
+	o->kernels = mask;
 }
 
 /* --stride B[,B...]: each a positive multiple of the pointer size. */
@@ -1448,26 +1359,7 @@ static double parse_positive(const char *flag, const char *s)
 	return v;
 }
 
-static enum alloc_mode parse_alloc(const char *s)
-{
-	size_t i;
-	for (i = 0; i < NALLOC; i++)
-		if (s && strcmp(s, alloc_names[i]) == 0)
-			return (enum alloc_mode)i;
-	die("--alloc: unknown mode '%s' (static, malloc, mmap, thp, hugetlb, "
-	    "shm)", s ? s : "");
-	return A_MMAP;
-}
 
-static enum lat_pattern parse_pattern(const char *s)
-{
-	int k;
-	for (k = 0; k < 3; k++)
-		if (s && strcmp(s, lat_pattern_names[k]) == 0)
-			return (enum lat_pattern)k;
-	die("--pattern: unknown pattern '%s' (random, stride, page)", s ? s : "");
-	return P_RANDOM;
-}
 
 static int gcd_int(int a, int b)
 {
@@ -1639,6 +1531,283 @@ static int run_isa(const struct options *o)
 	}
 }
 
+
+/* The words a flag may take, and the value each stands for: for
+ * --alloc, --pattern, --stores, --bind and --cluster. */
+struct opt_words {
+	const char *noun;         /* "--alloc: unknown mode 'heap'" */
+	const char *const *words; /* in the order the error lists them */
+	const int *values;        /* NULL: a word's index */
+	int n;
+};
+#define WORDS(noun, names, values)                                           \
+	{noun, names, values, (int)(sizeof(names) / sizeof(names[0]))}
+static const struct opt_words alloc_words = WORDS("mode", alloc_names, NULL);
+static const struct opt_words pattern_words =
+	WORDS("pattern", lat_pattern_names, NULL);
+static const struct opt_words store_words = WORDS("value", store_names, NULL);
+static const char *const bind_names[] = {"auto", "none"};
+static const int bind_values[] = {1, 0};
+static const struct opt_words bind_words =
+	WORDS("value", bind_names, bind_values);
+#ifdef BENCH_MPI
+static const char *const cluster_names[] = {"simultaneous", "sequential"};
+static const struct opt_words cluster_words =
+	WORDS("value", cluster_names, NULL);
+#endif
+
+static int opt_word(const char *flag, const char *s,
+		    const struct opt_words *w)
+{
+	char list[128] = "";
+	int k;
+	for (k = 0; k < w->n; k++)
+		if (strcmp(s, w->words[k]) == 0)
+			return w->values ? w->values[k] : k;
+	for (k = 0; k < w->n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", k ? ", " : "", w->words[k]);
+	die("%s: unknown %s '%s' (%s)", flag, w->noun, s, list);
+	return 0;
+}
+
+/* The readers of the flags whose value is more than one field's worth
+ * or takes a rule of its own (the lists above have this shape too). */
+typedef void opt_call(const char *flag, const char *val, struct options *o);
+
+static void opt_size(const char *flag, const char *val, struct options *o)
+{
+	o->size_auto = strcmp(val, "auto") == 0;
+	if (!o->size_auto)
+		o->size = parse_count(flag, val, 1, ULLONG_MAX / 64);
+}
+
+/* --alloc serves both programs; LAT_ALLOC is the latency default only. */
+static void opt_alloc(const char *flag, const char *val, struct options *o)
+{
+	o->alloc = o->lat_alloc = (enum alloc_mode)opt_word(flag, val,
+							    &alloc_words);
+}
+
+static void opt_stagger(const char *flag, const char *val, struct options *o)
+{
+	o->stagger = parse_bytes(flag, val, 0);
+	if (o->stagger > (1u << 30))
+		die("%s: %s is above 1 GiB", flag, val);
+}
+
+static void opt_load_threads(const char *flag, const char *val,
+			     struct options *o)
+{
+	if (strcmp(val, "all") == 0) {
+		/* one per allowed CPU but the chase's, at least one */
+		int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
+		o->load_threads = n > 1 ? n - 1 : 1;
+	} else {
+		o->load_threads = (int)parse_count(flag, val, 0,
+						   MAX_THREADS - 1);
+	}
+}
+
+static void opt_isa(const char *flag, const char *val, struct options *o)
+{
+	o->isa = parse_isa(flag, val);
+}
+
+#ifdef BENCH_MPI
+static void opt_outlier(const char *flag, const char *val, struct options *o)
+{
+	o->outlier_pct = parse_positive(flag, val);
+	if (o->outlier_pct >= 100)
+		die("%s: %s is not below 100 (per cent)", flag, val);
+}
+#endif
+
+static void usage(FILE *f);
+
+static void opt_help(const char *flag, const char *val, struct options *o)
+{
+	(void)flag;
+	(void)val;
+	(void)o;
+	usage(stdout);
+	exit(0);
+}
+
+static void opt_version(const char *flag, const char *val, struct options *o)
+{
+	(void)flag;
+	(void)val;
+	(void)o;
+	printf("membench bench %s\n", BENCH_VERSION);
+	exit(0);
+}
+
+/* How a row reads its flag's value. */
+enum opt_kind {
+	ARG_SWITCH, /* no value: the int field becomes 1 */
+	ARG_COUNT,  /* a decimal count in [lo, hi] (parse_count) */
+	ARG_BYTES,  /* bytes with K/M/G, at least lo (parse_bytes) */
+	ARG_NUMBER, /* a positive number into a double (parse_positive) */
+	ARG_WORDS,  /* one of the row's words; the int field gets its value */
+	ARG_PATH,   /* a non-empty string, kept as given */
+	ARG_CALL    /* the row's own reader: lists and compound values */
+};
+/* The type of the field a row sets. */
+enum opt_type { FT_NONE, FT_INT, FT_LONG, FT_ULL, FT_DOUBLE, FT_STR };
+
+struct option_def {
+	const char *lng;
+	char shrt;
+	const char *arg;         /* in --help; NULL: takes no value */
+	enum opt_kind kind;
+	unsigned long long lo, hi; /* ARG_COUNT's range; ARG_BYTES' least */
+	const struct opt_words *words; /* ARG_WORDS */
+	opt_call *call;          /* ARG_CALL */
+	enum opt_type type;      /* the field, checked by SETS() */
+	size_t off;
+	double def;              /* the field's default, unless */
+	const char *knob, *knob_text; /* a knob's text, read as a value is */
+	int modes;
+	const char *help;
+};
+
+/* A row's middle columns come in three groups.  How the value is read: */
+#define OPT_SWITCH ARG_SWITCH, 0, 0, NULL, NULL
+#define OPT_COUNT(lo, hi) ARG_COUNT, (lo), (hi), NULL, NULL
+#define OPT_BYTES(lo) ARG_BYTES, (lo), 0, NULL, NULL
+#define OPT_NUMBER ARG_NUMBER, 0, 0, NULL, NULL
+#define OPT_WORDS(w) ARG_WORDS, 0, 0, &(w), NULL
+#define OPT_PATH ARG_PATH, 0, 0, NULL, NULL
+#define OPT_CALL(fn) ARG_CALL, 0, 0, NULL, (fn)
+/* the field it sets, whose type the compiler checks: a pointer to the
+ * field minus one to T is an error unless the field is a T */
+extern struct options opt_shape; /* never defined: only sizeof sees it */
+#define FT_TYPE_INT int
+#define FT_TYPE_LONG long
+#define FT_TYPE_ULL unsigned long long
+#define FT_TYPE_DOUBLE double
+#define FT_TYPE_STR const char *
+#define SETS(f, T) FT_##T, offsetof(struct options, f) + 0 * \
+	sizeof(&opt_shape.f - (FT_TYPE_##T *)&opt_shape)
+#define SETS_NOTHING FT_NONE, 0
+/* and its default: a number (held as a double, exact for whole numbers
+ * up to 2^53), a knob's text read as the flag's value would be (an
+ * error names the knob), or zero */
+#define DEF(v) (v), NULL, NULL
+#define DEF_KNOB(k) 0, #k, k
+#define DEF_ZERO 0, NULL, NULL
+
+/* The flags, in --help's order.  A new flag is a row here, its field in
+ * struct options, and the code that uses it. */
+static const struct option_def option_defs[] = {
+	{"size", 's', "ELEMENTS|auto", OPT_CALL(opt_size), SETS(size, ULL),
+	 DEF(STREAM_ARRAY_SIZE), M_BW,
+	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
+	 "); auto: " XSTR(BENCH_LLC_FACTOR) "x the reported LLC"},
+	{"ntimes", 'n', "N", OPT_COUNT(2, 1000000), SETS(ntimes, ULL),
+	 DEF(NTIMES), M_BW,
+	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
+	{"threads", 't', "N", OPT_COUNT(1, MAX_THREADS), SETS(threads, LONG),
+	 DEF_ZERO, M_RUN,
+	 "OpenMP threads (default: OMP_NUM_THREADS or all CPUs)"},
+	{"offset", 0, "N", OPT_COUNT(0, 1u << 30), SETS(offset, ULL),
+	 DEF(OFFSET), M_BW,
+	 "elements added after each array (default " XSTR(OFFSET) ")"},
+	{"alloc", 0, "MODE", OPT_CALL(opt_alloc), SETS_NOTHING,
+	 DEF_KNOB(BENCH_ALLOC), M_RUN,
+	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
+	 ", latency " LAT_ALLOC ")"},
+	{"kernels", 0, "LIST", OPT_CALL(parse_kernels), SETS_NOTHING,
+	 DEF_KNOB(BENCH_KERNELS), M_BW,
+	 "comma list of " KERNEL_NAMES " or all"},
+	{"stores", 0, "plain|nt|auto", OPT_WORDS(store_words),
+	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_BW,
+	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
+	{"isa", 0, "auto|generic|sse2|avx2|avx512|sve", OPT_CALL(opt_isa),
+	 SETS(isa, INT), DEF(ISA_UNSET), M_BW,
+	 "instruction set of the kernels; auto: the widest the CPU has "
+	 "(default: this build's own code with plain stores, as STREAM; auto "
+	 "with --stores nt or auto; env BENCH_ISA)"},
+	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_BW,
+	 "also measure each kernel's fastest method (not a STREAM result)"},
+	{"stagger", 0, "BYTES", OPT_CALL(opt_stagger), SETS(stagger, ULL),
+	 DEF(BENCH_STAGGER), M_BW,
+	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
+	{"bind", 0, "auto|none", OPT_WORDS(bind_words), SETS(bind, INT),
+	 DEF(BENCH_BIND), M_RUN,
+	 "auto pins threads unless OMP binding is set (default auto)"},
+	{"pattern", 0, "random|stride|page", OPT_WORDS(pattern_words),
+	 SETS(pattern, INT), DEF_KNOB(LAT_PATTERN), M_LAT,
+	 "latency chase order (default " LAT_PATTERN ")"},
+	{"stride", 0, "B[,B...]", OPT_CALL(parse_strides), SETS_NOTHING,
+	 DEF_ZERO, M_LAT,
+	 "bytes between chased lines (default: OS cache line, or 64)"},
+	{"min", 0, "SIZE", OPT_BYTES(1), SETS(lat_min, ULL),
+	 DEF(LAT_MIN_BYTES), M_LAT,
+	 "smallest chase, K/M/G suffixes (default " XSTR(LAT_MIN_BYTES) ")"},
+	{"max", 0, "SIZE", OPT_BYTES(1), SETS(lat_max, ULL), DEF(LAT_MAX_BYTES),
+	 M_LAT, "largest chase (default 256M)"},
+	{"steps-per-octave", 0, "N", OPT_COUNT(1, 64), SETS(spo, INT),
+	 DEF(LAT_STEPS_PER_OCTAVE), M_LAT,
+	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
+	{"chains", 0, "K", OPT_COUNT(1, LAT_MAX_CHAINS), SETS(chains, INT),
+	 DEF(1), M_LAT,
+	 "memory-level parallelism: 1..K interleaved chases at --max"},
+	{"load-threads", 0, "N|all", OPT_CALL(opt_load_threads),
+	 SETS(load_threads, INT), DEF_ZERO, M_LAT,
+	 "latency at --max while N threads (all: one per other CPU) load "
+	 "memory (needs OpenMP)"},
+	{"rw", 0, "R:W[,R:W...]", OPT_CALL(parse_rw), SETS_NOTHING,
+	 DEF_KNOB(LAT_LOADED_RW), M_LAT,
+	 "--load-threads' read:write mixes (default " LAT_LOADED_RW ")"},
+	{"delays", 0, "D[,D...]", OPT_CALL(parse_delays), SETS_NOTHING,
+	 DEF_ZERO, M_LAT, /* LAT_LOADED_DELAYS: default_options() */
+	 "--load-threads' injected delays, idle-loop turns per chunk"},
+	{"placement", 0, NULL, OPT_SWITCH, SETS(placement, INT), DEF_ZERO,
+	 M_RUN, "report the arrays' physical pages (frames need root)"},
+	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT,
+	 "core clock for cycle counts (default: measured)"},
+	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
+	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, measure nothing"},
+	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
+	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
+	 "--curve-in: the data caches of the curve's machine, L1d first"},
+#ifdef BENCH_MPI
+	{"cluster", 0, "simultaneous|sequential", OPT_WORDS(cluster_words),
+	 SETS(cluster_seq, INT), DEF_ZERO, M_STREAM,
+	 "bench-mpi: every node at once (default) or one at a time"},
+	{"outlier", 0, "PCT", OPT_CALL(opt_outlier), SETS(outlier_pct, DOUBLE),
+	 DEF(BENCH_OUTLIER_PCT), M_STREAM,
+	 "bench-mpi: flag nodes more than PCT% below the median (default "
+	 XSTR(BENCH_OUTLIER_PCT) ")"},
+	{"cluster-latency", 0, "SIZE", OPT_BYTES(4096), SETS(cluster_lat, ULL),
+	 DEF_ZERO, M_STREAM,
+	 "bench-mpi: also one random chase over SIZE bytes per node"},
+	{"cluster-timeout", 0, "SEC", OPT_COUNT(0, 86400),
+	 SETS(cluster_timeout, DOUBLE), DEF(BENCH_CLUSTER_TIMEOUT), M_STREAM,
+	 "bench-mpi: longest wait for the other ranks (default "
+	 XSTR(BENCH_CLUSTER_TIMEOUT) "; 0 none)"},
+	{"cluster-in", 0, "FILE", OPT_PATH, SETS(cluster_in, STR), DEF_ZERO,
+	 M_STREAM, "bench-mpi: report stored per-node rows, measure nothing"},
+#endif
+	{"json", 0, NULL, OPT_SWITCH, SETS(json, INT), DEF_ZERO, M_ANY,
+	 "one JSON document on stdout"},
+	{"csv", 0, NULL, OPT_SWITCH, SETS(csv, INT), DEF_ZERO, M_STREAM,
+	 "a CSV header and one row per kernel on stdout instead of text"},
+	{"json-file", 0, "PATH", OPT_PATH, SETS(json_path, STR), DEF_ZERO,
+	 M_ANY, "also write the JSON document to PATH (text stays on stdout)"},
+	{"plan", 0, NULL, OPT_SWITCH, SETS(plan, INT), DEF_ZERO, M_RUN,
+	 "print the allocation plan (key=value lines); measure nothing"},
+	{"help", 'h', NULL, OPT_CALL(opt_help), SETS_NOTHING, DEF_ZERO, M_ANY,
+	 "this help"},
+	{"version", 'V', NULL, OPT_CALL(opt_version), SETS_NOTHING, DEF_ZERO,
+	 M_ANY, "print the version"},
+};
+#define NOPTIONS (sizeof(option_defs) / sizeof(option_defs[0]))
+/* struct options' given has a bit per row */
+typedef char option_defs_fit_given[NOPTIONS <= 64 ? 1 : -1];
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -1665,83 +1834,181 @@ static void usage(FILE *f)
 	}
 }
 
-/* The defaults, all from the knobs. */
+/* Whether a row's way of reading fits the field it names; a row that
+ * does not is refused at every start, so no test can miss it. */
+static int opt_row_fits(const struct option_def *d)
+{
+	switch (d->kind) {
+	case ARG_SWITCH: return !d->arg && d->type == FT_INT;
+	case ARG_WORDS: return d->arg && d->words && d->type == FT_INT;
+	case ARG_NUMBER: return d->arg && d->type == FT_DOUBLE;
+	case ARG_PATH: return d->arg && d->type == FT_STR;
+	case ARG_CALL: return d->call != NULL;
+	default:
+		return d->arg && d->type != FT_NONE && d->type != FT_STR;
+	}
+}
+
+static void opt_set_count(struct options *o, const struct option_def *d,
+			  unsigned long long v)
+{
+	void *p = (char *)o + d->off;
+	switch (d->type) {
+	case FT_INT: *(int *)p = (int)v; break;
+	case FT_LONG: *(long *)p = (long)v; break;
+	case FT_DOUBLE: *(double *)p = (double)v; break;
+	default: *(unsigned long long *)p = v; break;
+	}
+}
+
+/* Read one flag's value (val: NULL for a switch) into its field. */
+static void opt_read(const struct option_def *d, const char *flag,
+		     const char *val, struct options *o)
+{
+	void *p = (char *)o + d->off;
+	switch (d->kind) {
+	case ARG_SWITCH: *(int *)p = 1; break;
+	case ARG_COUNT:
+		opt_set_count(o, d, parse_count(flag, val, d->lo, d->hi));
+		break;
+	case ARG_BYTES:
+		opt_set_count(o, d, parse_bytes(flag, val, d->lo));
+		break;
+	case ARG_NUMBER: *(double *)p = parse_positive(flag, val); break;
+	case ARG_WORDS: *(int *)p = opt_word(flag, val, d->words); break;
+	case ARG_PATH:
+		if (!*val)
+			die("%s: empty path", flag);
+		*(const char **)p = val;
+		break;
+	case ARG_CALL: d->call(flag, val, o); break;
+	}
+}
+
+/* The defaults: each row's, then those of the fields no row owns. */
 static void default_options(struct options *o)
 {
+	static const long delays[] = LAT_LOADED_DELAYS;
+	char buf[512];
+	size_t i, n = 0;
+
 	memset(o, 0, sizeof(*o));
-	o->mode = M_STREAM;
-	o->size = STREAM_ARRAY_SIZE;
-	o->ntimes = NTIMES;
-	o->offset = OFFSET;
-	o->stagger = BENCH_STAGGER;
-	o->kernels = parse_kernels(BENCH_KERNELS);
-	o->nt_stores = STREAMING_STORES;
-	o->bind = BENCH_BIND;
-	o->alloc = parse_alloc(BENCH_ALLOC);
-	o->lat_alloc = parse_alloc(LAT_ALLOC);
-	o->pattern = parse_pattern(LAT_PATTERN);
-	o->lat_min = LAT_MIN_BYTES;
-	o->lat_max = LAT_MAX_BYTES;
-	o->spo = LAT_STEPS_PER_OCTAVE;
-	o->chains = 1;
-	o->parallel = 1;
-	parse_rw("LAT_LOADED_RW", LAT_LOADED_RW, o);
-	{
-		static const long d[] = LAT_LOADED_DELAYS;
-		char buf[512];
-		size_t i, n = 0;
-		for (i = 0; i < sizeof(d) / sizeof(d[0]) && n + 24 < sizeof(buf);
-		     i++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%ld",
-					      i ? "," : "", d[i]);
-		parse_delays("LAT_LOADED_DELAYS", buf, o);
+	for (i = 0; i < NOPTIONS; i++) {
+		const struct option_def *d = &option_defs[i];
+		void *p = (char *)o + d->off;
+		if (!opt_row_fits(d))
+			die("option_defs: --%s reads a value its field cannot "
+			    "hold", d->lng);
+		if (d->knob)
+			opt_read(d, d->knob, d->knob_text, o);
+		else if (d->type == FT_INT)
+			*(int *)p = (int)d->def;
+		else if (d->type == FT_LONG)
+			*(long *)p = (long)d->def;
+		else if (d->type == FT_ULL)
+			*(unsigned long long *)p = (unsigned long long)d->def;
+		else if (d->type == FT_DOUBLE)
+			*(double *)p = d->def;
 	}
-	o->isa = getenv("BENCH_ISA") && *getenv("BENCH_ISA")
-		 ? parse_isa("BENCH_ISA", getenv("BENCH_ISA")) : ISA_UNSET;
-#ifdef BENCH_MPI
-	o->outlier_pct = BENCH_OUTLIER_PCT;
-	o->cluster_timeout = BENCH_CLUSTER_TIMEOUT;
-#endif
+	o->mode = M_STREAM;
+	o->lat_alloc = (enum alloc_mode)opt_word("LAT_ALLOC", LAT_ALLOC,
+						 &alloc_words);
+	o->parallel = 1;
+	/* LAT_LOADED_DELAYS is an initializer, not text: written out, then
+	 * read as --delays would be (sorted, no repeats) */
+	for (i = 0; i < sizeof(delays) / sizeof(delays[0]) &&
+		    n + 24 < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%ld",
+				      i ? "," : "", delays[i]);
+	parse_delays("LAT_LOADED_DELAYS", buf, o);
+	if (getenv("BENCH_ISA") && *getenv("BENCH_ISA"))
+		o->isa = parse_isa("BENCH_ISA", getenv("BENCH_ISA"));
+}
+
+/* Whether the flag --name was on the command line. */
+static int opt_given(const struct options *o, const char *name)
+{
+	size_t k;
+	for (k = 0; k < NOPTIONS; k++)
+		if (strcmp(option_defs[k].lng, name) == 0)
+			return (int)(o->given >> k & 1);
+	die("option_defs: no flag --%s", name);
+	return 0;
+}
+
+/* The rules between flags, checked once every flag is read, in this
+ * order; the first one broken is the error.  A rule that needs the
+ * machine (--min against a --max sized from it, a stride against
+ * --max) is the plan's: lat_check() and alloc_plan(). */
+static void check_options(const struct options *o)
+{
+	const struct {
+		int broken;
+		const char *why;
+	} rules[] = {
+		{o->json && o->json_path,
+		 "--json and --json-file: choose one (JSON on stdout, or text "
+		 "on stdout and JSON in a file)"},
+		{(opt_given(o, "rw") || opt_given(o, "delays")) &&
+		 !o->load_threads,
+		 "--rw and --delays shape the loaded-latency test; add "
+		 "--load-threads N (or all)"},
+		{o->csv && o->json,
+		 "--csv and --json: choose one for stdout (--csv --json-file "
+		 "PATH writes both)"},
+		{o->csv && o->plan,
+		 "--csv and --plan: --plan measures nothing, so there is no "
+		 "row to write"},
+		{opt_given(o, "caches") && !o->curve_in,
+		 "--caches describes the machine of a stored curve; it needs "
+		 "--curve-in"},
+	};
+	size_t i;
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].broken)
+			die("%s", rules[i].why);
+}
+
+/* The row of argument a: --name, --name=value or -x; *eq is the '='. */
+static const struct option_def *opt_find(const char *a, const char **eq)
+{
+	size_t k, nlen;
+	*eq = NULL;
+	if (a[0] == '-' && a[1] == '-' && a[2]) {
+		*eq = strchr(a + 2, '=');
+		nlen = *eq ? (size_t)(*eq - (a + 2)) : strlen(a + 2);
+		for (k = 0; k < NOPTIONS; k++)
+			if (strlen(option_defs[k].lng) == nlen &&
+			    strncmp(option_defs[k].lng, a + 2, nlen) == 0)
+				return &option_defs[k];
+	} else if (a[0] == '-' && a[1] && !a[2]) {
+		for (k = 0; k < NOPTIONS; k++)
+			if (option_defs[k].shrt == a[1])
+				return &option_defs[k];
+	}
+	return NULL;
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	int i = 1;
+	int i = 1, m;
 
 	default_options(o);
 	if (argc > 1 && argv[1][0] != '-') {
-		if (strcmp(argv[1], "stream") == 0)
-			o->mode = M_STREAM;
-		else if (strcmp(argv[1], "latency") == 0)
-			o->mode = M_LATENCY;
-		else if (strcmp(argv[1], "all") == 0)
-			o->mode = M_ALL;
-		else if (strcmp(argv[1], "info") == 0)
-			o->mode = M_INFO;
-		else
+		for (m = 0; m < NMODES; m++)
+			if (strcmp(argv[1], mode_names[m]) == 0)
+				break;
+		if (m == NMODES)
 			die("unknown mode '%s' (stream, latency, all, info)",
 			    argv[1]);
+		o->mode = (enum mode)(1 << m);
 		i = 2;
 	}
-
 	for (; i < argc; i++) {
-		const char *a = argv[i], *val = NULL, *eq = NULL;
-		const struct option_def *d = NULL;
+		const char *a = argv[i], *val = NULL, *eq;
+		const struct option_def *d = opt_find(a, &eq);
 		char flag[64];
-		size_t k, nlen;
 
-		if (a[0] == '-' && a[1] == '-' && a[2]) {
-			eq = strchr(a + 2, '=');
-			nlen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-			for (k = 0; k < NOPTIONS; k++)
-				if (strlen(option_defs[k].lng) == nlen &&
-				    strncmp(option_defs[k].lng, a + 2, nlen) == 0)
-					d = &option_defs[k];
-		} else if (a[0] == '-' && a[1] && !a[2]) {
-			for (k = 0; k < NOPTIONS; k++)
-				if (option_defs[k].shrt == a[1])
-					d = &option_defs[k];
-		}
 		if (!d)
 			die("unknown option '%s' (see bench --help)", a);
 		snprintf(flag, sizeof(flag), "--%s", d->lng);
@@ -1758,167 +2025,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		} else if (eq) {
 			die("%s takes no value", flag);
 		}
-
-		switch (d->id) {
-		case O_SIZE:
-			o->size_auto = strcmp(val, "auto") == 0;
-			if (!o->size_auto)
-				o->size = parse_count(flag, val, 1, ULLONG_MAX / 64);
-			break;
-		case O_NTIMES:
-			o->ntimes = parse_count(flag, val, 2, 1000000);
-			break;
-		case O_THREADS:
-			o->threads = (long)parse_count(flag, val, 1, MAX_THREADS);
-			break;
-		case O_OFFSET:
-			o->offset = parse_count(flag, val, 0, 1u << 30);
-			break;
-		case O_ALLOC:
-			o->alloc = o->lat_alloc = parse_alloc(val);
-			break;
-		case O_KERNELS:
-			o->kernels = parse_kernels(val);
-			break;
-		case O_STORES:
-			if (strcmp(val, "nt") == 0)
-				o->nt_stores = STORES_NT;
-			else if (strcmp(val, "plain") == 0)
-				o->nt_stores = STORES_PLAIN;
-			else if (strcmp(val, "auto") == 0)
-				o->nt_stores = STORES_AUTO;
-			else
-				die("--stores: unknown value '%s' (plain, nt, auto)", val);
-			break;
-		case O_STAGGER:
-			o->stagger = parse_bytes(flag, val, 0);
-			if (o->stagger > (1u << 30))
-				die("--stagger: %s is above 1 GiB", val);
-			break;
-		case O_BIND:
-			if (strcmp(val, "auto") == 0)
-				o->bind = 1;
-			else if (strcmp(val, "none") == 0)
-				o->bind = 0;
-			else
-				die("--bind: unknown value '%s' (auto, none)", val);
-			break;
-		case O_PATTERN:
-			o->pattern = parse_pattern(val);
-			break;
-		case O_STRIDE:
-			parse_strides(flag, val, o);
-			break;
-		case O_MIN:
-			o->lat_min = parse_bytes(flag, val, 1);
-			break;
-		case O_MAX:
-			o->lat_max = parse_bytes(flag, val, 1);
-			o->max_set = 1;
-			break;
-		case O_SPO:
-			o->spo = (int)parse_count(flag, val, 1, 64);
-			break;
-		case O_CHAINS:
-			o->chains = (int)parse_count(flag, val, 1, LAT_MAX_CHAINS);
-			break;
-		case O_LOAD_THREADS:
-			if (strcmp(val, "all") == 0) {
-				/* one per allowed CPU but the chase's, at least one */
-				int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
-				o->load_threads = n > 1 ? n - 1 : 1;
-			} else {
-				o->load_threads = (int)parse_count(flag, val, 0,
-								   MAX_THREADS - 1);
-			}
-			break;
-		case O_RW:
-			parse_rw(flag, val, o);
-			o->loaded_set = 1;
-			break;
-		case O_DELAYS:
-			parse_delays(flag, val, o);
-			o->loaded_set = 1;
-			break;
-		case O_PLACEMENT:
-			o->placement = 1;
-			break;
-		case O_MHZ:
-			o->mhz = parse_positive(flag, val);
-			break;
-		case O_CURVE_IN:
-			o->curve_in = val;
-			break;
-		case O_CACHES:
-			parse_curve_caches(flag, val, o);
-			break;
-#ifdef BENCH_MPI
-		case O_CLUSTER:
-			if (strcmp(val, "simultaneous") == 0)
-				o->cluster_seq = 0;
-			else if (strcmp(val, "sequential") == 0)
-				o->cluster_seq = 1;
-			else
-				die("--cluster: unknown value '%s' (simultaneous, "
-				    "sequential)", val);
-			break;
-		case O_OUTLIER:
-			o->outlier_pct = parse_positive(flag, val);
-			if (o->outlier_pct >= 100)
-				die("--outlier: %s is not below 100 (per cent)", val);
-			break;
-		case O_CLUSTER_LAT:
-			o->cluster_lat = parse_bytes(flag, val, 4096);
-			break;
-		case O_CLUSTER_TIMEOUT:
-			o->cluster_timeout = (double)parse_count(flag, val, 0, 86400);
-			break;
-		case O_CLUSTER_IN:
-			if (!*val)
-				die("--cluster-in: empty path");
-			o->cluster_in = val;
-			break;
-#endif
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_CSV:
-			o->csv = 1;
-			break;
-		case O_JSON_FILE:
-			if (!*val)
-				die("--json-file: empty path");
-			o->json_path = val;
-			break;
-		case O_PLAN:
-			o->plan = 1;
-			break;
-		case O_ISA:
-			o->isa = parse_isa("--isa", val);
-			break;
-		case O_BEST:
-			o->best = 1;
-			break;
-		case O_HELP:
-			usage(stdout);
-			exit(0);
-		case O_VERSION:
-			printf("membench bench %s\n", BENCH_VERSION);
-			exit(0);
-		}
+		o->given |= 1ULL << (d - option_defs);
+		opt_read(d, flag, val, o);
 	}
-	if (o->json && o->json_path)
-		die("--json and --json-file: choose one (JSON on stdout, or text "
-		    "on stdout and JSON in a file)");
-	if (o->loaded_set && o->load_threads == 0)
-		die("--rw and --delays shape the loaded-latency test; add "
-		    "--load-threads N (or all)");
-	if (o->csv && o->json)
-		die("--csv and --json: choose one for stdout (--csv --json-file "
-		    "PATH writes both)");
-	if (o->csv && o->plan)
-		die("--csv and --plan: --plan measures nothing, so there is no "
-		    "row to write");
+	check_options(o);
 }
 
 /* Personalities.  Run as lat_mem_rd (argv[0], so a symlink or a copy
@@ -7480,12 +7590,9 @@ static void lat_check(struct options *o, const struct system_info *si)
 				line % (int)sizeof(void *) == 0 ? (size_t)line : 64;
 		o->nstrides = 1;
 	}
-	if ((o->ncurve_caches || o->curve_line) && !o->curve_in)
-		die("--caches describes the machine of a stored curve; it needs "
-		    "--curve-in");
 	if (o->curve_in)
 		return;
-	if (o->load_threads > 0 && !o->max_set)
+	if (o->load_threads > 0 && !opt_given(o, "max"))
 		o->lat_max = lat_loaded_max(o, si);
 	if (o->lat_min > o->lat_max) {
 		format_bytes(b1, sizeof(b1), o->lat_min);
