@@ -8230,8 +8230,6 @@ static void cluster_options(struct options *o)
 {
 	die_quiet = 0;
 	cl.timeout = o->cluster_timeout;
-	if (o->cluster_in && o->mode != M_STREAM)
-		die("--cluster-in applies to mode 'stream'");
 	if (cl.size > 1 && !o->plan && o->mode != M_STREAM && o->mode != M_INFO)
 		die("mode '%s' does not run across ranks; bench-mpi runs 'stream' "
 		    "(with --cluster-latency SIZE for a chase per node)",
