@@ -276,7 +276,12 @@
 /* -- Latency: reading the curve --------------------------------------- */
 
 /* A flat stretch keeps within LAT_PLATEAU_TOL of its median and spans
- * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A stretch
+ * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A cache
+ * read at random may climb across its own size (TLB reach, farther
+ * slices) and is still a level as a person reading the graph sees it:
+ * between the flat stretches, a stretch of as many points and octaves
+ * whose log-slope is at most LAT_CLIMB_FRAC of the steepest rise on each
+ * side of it is one too.  A stretch
  * less than LAT_LEVEL_JUMP times slower than the one before is a step
  * (TLB reach, typically) inside the same level.  No fixed latency tells
  * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
@@ -290,7 +295,11 @@
  * (memory is 30 to 90 times L1d in the real curves of tests/fixtures/
  * latency; one cache there is 40 times, which is why a stored curve
  * should come with --caches).  A cache size agrees with the OS within a
- * factor LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
+ * factor LAT_SIZE_AGREE; past LAT_SIZE_AGREE times the largest reported
+ * cache no cache holds the chase, so a curve that has left its last
+ * stretch there ends in memory even if it still climbs (its figure is
+ * then the median of its last LAT_PLATEAU_MIN_PTS points, and a note
+ * says it was still rising).  A curve whose sizes are a median of LAT_SPARSE_GAP
  * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
  * points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
@@ -304,6 +313,9 @@
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
+#endif
+#ifndef LAT_CLIMB_FRAC
+#define LAT_CLIMB_FRAC 0.6
 #endif
 #ifndef LAT_DRAM_STEP
 #define LAT_DRAM_STEP 1.7
@@ -6081,6 +6093,7 @@ struct lat_flat {
 	int first, last;
 	double ns;       /* median latency of its points */
 	double boundary; /* bytes of the steepest rise after it, 0 if none */
+	int rising;      /* the curve's tail, still climbing (LAT_SIZE_AGREE) */
 };
 
 /* A memory level: one or more flat stretches less than LAT_LEVEL_JUMP
@@ -6188,8 +6201,82 @@ static double runmed_get(const struct runmed *r)
 	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
 }
 
+/* Climbing levels.  A cache read at random can climb across its own
+ * size (TLB reach, a slice further away) and still be a level, as a
+ * person reading the graph sees it: a stretch whose log-slope is at most
+ * LAT_CLIMB_FRAC of the steepest rise on each side of it.  Looked for
+ * between the flat stretches already found (and after the last), among
+ * the smoothed points s; a stretch needs LAT_PLATEAU_MIN_PTS points
+ * over LAT_PLATEAU_MIN_OCT octaves, as a flat one does.  Returns the new
+ * count of stretches, in order of size. */
+static int lat_climbing(const double *bytes, const double *ns,
+			const double *s, int n,
+			struct lat_flat *out, int m, int maxout)
+{
+	double *g, *suf;
+	struct lat_flat add[LAT_MAX_LEVELS * LAT_MAX_STEPS];
+	int na = 0, gi, k;
+	if (n < 2)
+		return m;
+	g = malloc((size_t)n * 2 * sizeof(*g));
+	if (!g)
+		die("out of memory for plateau detection");
+	suf = g + n;
+	for (k = 0; k + 1 < n; k++)
+		g[k] = (s[k + 1] - s[k]) / (lat_ln(bytes[k + 1] / bytes[k]) / lat_ln(2.0));
+	for (gi = 0; gi <= m; gi++) {
+		int lo = gi == 0 ? 0 : out[gi - 1].last;
+		int hi = gi == m ? n - 1 : out[gi].first;
+		double pre = 0;
+		int run = -1;
+		if (hi - lo < LAT_PLATEAU_MIN_PTS)
+			continue;
+		suf[hi - 1] = 0;
+		for (k = hi - 2; k >= lo; k--)
+			suf[k] = g[k + 1] > suf[k + 1] ? g[k + 1] : suf[k + 1];
+		for (k = lo; k <= hi; k++) {
+			double side = pre < suf[k] ? pre : suf[k];
+			int flat = k < hi && side > 0 && g[k] <= LAT_CLIMB_FRAC * side;
+			if (flat && run < 0)
+				run = k;
+			if (!flat && run >= 0) {
+				/* points run..k */
+				if (k - run + 1 >= LAT_PLATEAU_MIN_PTS &&
+				    lat_ln(bytes[k] / bytes[run]) / lat_ln(2.0) >=
+					    LAT_PLATEAU_MIN_OCT - 1e-9 &&
+				    na < (int)(sizeof(add) / sizeof(add[0]))) {
+					add[na].first = run;
+					add[na].last = k;
+					add[na].ns = median(ns + run, (size_t)(k - run + 1));
+					add[na].boundary = 0;
+					add[na].rising = 0;
+					na++;
+				}
+				run = -1;
+			}
+			if (k < hi && g[k] > pre)
+				pre = g[k];
+		}
+	}
+	/* merge the two ordered lists */
+	if (na > 0) {
+		struct lat_flat all[LAT_MAX_LEVELS * LAT_MAX_STEPS * 2];
+		int a = 0, b = 0, t = 0;
+		while ((a < m || b < na) && t < maxout) {
+			if (b >= na || (a < m && out[a].first < add[b].first))
+				all[t++] = out[a++];
+			else
+				all[t++] = add[b++];
+		}
+		memcpy(out, all, (size_t)t * sizeof(*out));
+		m = t;
+	}
+	free(g);
+	return m;
+}
+
 static int lat_find_flats(const double *bytes, const double *ns, int n,
-			  struct lat_flat *out, int maxout)
+			  double mem_past, struct lat_flat *out, int maxout)
 {
 	double tol = lat_ln(1.0 + LAT_PLATEAU_TOL);
 	size_t cells = (size_t)(n > 0 ? n : 1);
@@ -6232,10 +6319,32 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 				out[m].first = i;
 				out[m].last = j - 1;
 				out[m].ns = lvl;
+				out[m].rising = 0;
 				m++;
 			}
 		}
 		i = j;
+	}
+	m = lat_climbing(bytes, ns, s, n, out, m, maxout);
+	/* Past LAT_SIZE_AGREE times the largest reported cache no cache
+	 * holds the chase: a tail that left the last stretch and has not
+	 * flattened is memory still rising, read from its last points. */
+	if (mem_past > 0 && bytes[n - 1] >= mem_past && m > 0 && m < maxout &&
+	    out[m - 1].last < n - 1) {
+		int k, from = out[m - 1].last + 1;
+		double top = s[from];
+		for (k = from; k < n; k++)
+			if (s[k] > top)
+				top = s[k];
+		if (top - lat_ln(out[m - 1].ns) >= lat_ln(LAT_LEVEL_JUMP)) {
+			if (from < n - LAT_PLATEAU_MIN_PTS)
+				from = n - LAT_PLATEAU_MIN_PTS;
+			out[m].first = from;
+			out[m].last = n - 1;
+			out[m].ns = median(ns + from, (size_t)(n - from));
+			out[m].rising = 1;
+			m++;
+		}
 	}
 	/* The boundary is where the (smoothed) curve first climbs
 	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
@@ -6424,9 +6533,10 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 			struct lat_summary *sum)
 {
 	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
-	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
 	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	int m = lat_find_flats(bytes, ns, n, (double)llc * LAT_SIZE_AGREE, fl,
+			       LAT_MAX_LEVELS * LAT_MAX_STEPS);
+	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
 	int line = ctx->line > 0 ? ctx->line : 64;
 	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
@@ -6493,6 +6603,14 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		strcpy(lv->name, "DRAM");
 		lv->boundary = 0;
 		lv->agrees = -1;
+		if (fl[m - 1].rising) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[fl[m - 1].first]);
+			format_bytes(b2, sizeof(b2), llc);
+			lat_note(sum, "DRAM still rising: the sweep reaches %.3g times "
+				 "the OS-reported last-level cache of %s and the curve has "
+				 "not flattened, so DRAM's figure is its last points', from %s",
+				 bytes[n - 1] / (double)llc, b2, b1);
+		}
 		/* A reported cache no level matched, whose size the sweep
 		 * covered: the curve shows no plateau for it (a VM's share of
 		 * a host's L3, a partitioned cache).  Said, not guessed at. */

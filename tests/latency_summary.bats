@@ -71,6 +71,52 @@ summary() {
 		all(.agrees)' <<<"$output" >/dev/null
 }
 
+# loglin X0 Y0 X1 Y1...: a curve at half octaves from 4 KiB to 256 MiB
+# through the points (log2 KiB, ns), straight on log axes between them.
+loglin() {
+	echo '"stride=64'
+	awk -v knots="$*" 'BEGIN {
+		n = split(knots, k, " ")
+		for (x = 2; x <= 18.001; x += 0.5) {
+			for (i = 3; i < n && x > k[i]; i += 2) ;
+			f = (x - k[i - 2]) / (k[i] - k[i - 2])
+			if (f < 0) f = 0
+			if (f > 1) f = 1
+			printf "%.5f %.3f\n", 2 ^ x / 1024,
+				exp(log(k[i - 1]) + f * (log(k[i + 1]) - log(k[i - 1])))
+		}
+	}'
+}
+
+@test "a cache that climbs across its size is still a level: the stretch climbs less steeply than the rises around it" {
+	# an L2 climbing 5 to 12 ns from 64 KiB to 1 MiB, 11% a point, so no
+	# two neighbours are within 10% of each other
+	loglin 5 1.5 6 5 10 12 11.5 40 14 40 15.5 120 18 120 \
+		>"$BATS_TEST_TMPDIR/climb.txt"
+	summary "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 1\.[0-9] MiB [0-9.]+ ns \| L3 [0-9.]+ MiB 40 ns \| DRAM 120 ns$'
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M --json
+	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "DRAM"] and
+		(.[:3] | map(.os_bytes) == [32768, 1048576, 16777216] and all(.agrees)) and
+		.[1].ns > 7 and .[1].ns < 10' <<<"$output" >/dev/null
+}
+
+@test "a sweep past twice the last-level cache ends in memory even while it still climbs" {
+	# memory climbs 13% a point from 16 MiB to the end (256 MiB, 32
+	# times the 8 MiB L3): no plateau, and no cache is that large
+	loglin 5 1.5 6 5 10 5 11 30 13 30 14 100 18 280 >"$BATS_TEST_TMPDIR/tail.txt"
+	summary "$BATS_TEST_TMPDIR/tail.txt" --caches 32K,1M,8M
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 [0-9.]+ MiB 5 ns \| L3 [0-9.]+ MiB 30 ns \| DRAM 2[0-9][0-9] ns$'
+	assert_line --regexp '^# stride=64: DRAM still rising: the sweep reaches 32 times the OS-reported last-level cache of 8 MiB'
+	refute_output --partial 'DRAM not reached'
+	# the figure is the tail's, within 15% of the last point
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/tail.txt" --caches 32K,1M,8M --json
+	jq -e '.summary[0].levels[-1] | .name == "DRAM" and .ns > 0.85 * 280' <<<"$output" >/dev/null
+	# without the OS's caches nothing says no cache holds the tail
+	summary "$BATS_TEST_TMPDIR/tail.txt"
+	assert_line --regexp '^# stride=64: DRAM not reached'
+}
+
 @test "a curve too sparse to name levels says so and names nothing" {
 	# seven points two octaves apart, a plausible hierarchy among them
 	printf '%s\n' '"stride=64' '0.00391 1.1' '0.01562 1.1' '0.06250 4.0' \
