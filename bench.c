@@ -281,9 +281,15 @@
  * slices) and is still a level as a person reading the graph sees it:
  * between the flat stretches, a stretch of as many points and octaves
  * whose log-slope is at most LAT_CLIMB_FRAC of the steepest rise on each
- * side of it is one too.  A stretch
- * less than LAT_LEVEL_JUMP times slower than the one before is a step
- * (TLB reach, typically) inside the same level.  No fixed latency tells
+ * side of it is one too.  A stretch less than LAT_LEVEL_JUMP times
+ * slower than the one before is a step (TLB reach, typically) inside the
+ * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
+ * LAT_SIZE_AGREE below the reported cache the level is to match, when the
+ * level then leaves where that cache ends: the data still fit in it, and
+ * an L1 DTLB miss that hits the second-level TLB adds a few cycles,
+ * which is up to 2.4 times a 4-cycle L1d hit (a page a line, as list
+ * walks lay out), while a cache's own edge can be a smaller rise than that
+ * (1.9 times on the i9-13900HX's L1d to L2).  No fixed latency tells
  * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
  * CXL memory 390 ns), so memory is where the curve ends: its last
  * stretch, with the stretches before it that are steps of it (each less
@@ -313,6 +319,9 @@
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
+#endif
+#ifndef LAT_STEP_MAX
+#define LAT_STEP_MAX 2.5
 #endif
 #ifndef LAT_CLIMB_FRAC
 #define LAT_CLIMB_FRAC 0.6
@@ -6498,8 +6507,19 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 	int i, j, k;
 	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
-		for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
+		/* the cache this level is to match, when the OS reports one:
+		 * a rise far below it is a step inside it (LAT_STEP_MAX) when
+		 * the level then leaves where that cache ends */
+		double next = *matched < ctx->ncaches ? (double)ctx->cache[*matched] : 0;
+		for (j = i; j + 1 < b && (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
+					  (fl[j].boundary > 0 &&
+					   fl[j].boundary < next / LAT_SIZE_AGREE &&
+					   fl[j + 1].ns < fl[j].ns * LAT_STEP_MAX));)
 			j++;
+		if (!(fl[j].boundary >= next / LAT_SIZE_AGREE &&
+		      fl[j].boundary <= next * LAT_SIZE_AGREE))
+			for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
+				j++;
 		lat_level_fill(lv, fl, i, j, bytes);
 		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
 			 sum->nlevels == 1 ? "d" : "");
