@@ -280,16 +280,18 @@
  * read at random may climb across its own size (TLB reach, farther
  * slices) and is still a level as a person reading the graph sees it:
  * between the flat stretches, a stretch of as many points and octaves
- * whose log-slope is at most LAT_CLIMB_FRAC of the steepest rise on each
- * side of it is one too.  A stretch less than LAT_LEVEL_JUMP times
+ * whose log-slope (per octave) is at most LAT_CLIMB_FRAC of the steepest
+ * rise on each side of it is one too (the real curves read right from
+ * 0.65 to 0.85 of it).  A stretch less than LAT_LEVEL_JUMP times
  * slower than the one before is a step (TLB reach, typically) inside the
  * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
  * LAT_SIZE_AGREE below the reported cache the level is to match, when the
- * level then leaves where that cache ends: the data still fit in it, and
- * an L1 DTLB miss that hits the second-level TLB adds a few cycles,
- * which is up to 2.4 times a 4-cycle L1d hit (a page a line, as list
- * walks lay out), while a cache's own edge can be a smaller rise than that
- * (1.9 times on the i9-13900HX's L1d to L2).  No fixed latency tells
+ * level then leaves where that cache ends: the data still fit in it,
+ * and what slows the chase is the TLB (an L1 DTLB miss costs a few
+ * cycles, 2.4 times an L1d hit on a list walk with a page a line; page
+ * walks on a 20 ns L3 read at random rose 2.4 times too), while a cache's
+ * own edge can be a smaller rise than that (1.9 times from L1d to L2 on
+ * an i9-13900HX), so size, not the rise, tells the two apart.  No fixed latency tells
  * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
  * CXL memory 390 ns), so memory is where the curve ends: its last
  * stretch, with the stretches before it that are steps of it (each less
@@ -324,7 +326,7 @@
 #define LAT_STEP_MAX 2.5
 #endif
 #ifndef LAT_CLIMB_FRAC
-#define LAT_CLIMB_FRAC 0.6
+#define LAT_CLIMB_FRAC 0.75
 #endif
 #ifndef LAT_DRAM_STEP
 #define LAT_DRAM_STEP 1.7
