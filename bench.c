@@ -291,7 +291,13 @@
  * cycles, 2.4 times an L1d hit on a list walk with a page a line; page
  * walks on a 20 ns L3 read at random rose 2.4 times too), while a cache's
  * own edge can be a smaller rise than that (1.9 times from L1d to L2 on
- * an i9-13900HX), so size, not the rise, tells the two apart.  No fixed latency tells
+ * an i9-13900HX), so size, not the rise, tells the two apart.  The other
+ * way round, a rise less than LAT_LEVEL_JUMP where the next reported
+ * cache ends (within LAT_SIZE_AGREE) is that cache's edge, and is not
+ * one of memory's steps when the stretch before it is less than
+ * LAT_DRAM_STEP above the cache below: a prefetched line-stride chase
+ * squeezes L2, L3 and memory to within 1.3 times of each other, and
+ * only the reported sizes tell them apart.  No fixed latency tells
  * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
  * CXL memory 390 ns), so memory is where the curve ends: its last
  * stretch, with the stretches before it that are steps of it (each less
@@ -6496,6 +6502,61 @@ static void lat_level_fill(struct lat_level *lv, const struct lat_flat *fl,
 	}
 }
 
+/* Whether a level leaving at `at` bytes agrees with a cache of c. */
+static int lat_agrees(double at, double c)
+{
+	return c > 0 && at >= c / LAT_SIZE_AGREE && at <= c * LAT_SIZE_AGREE;
+}
+
+/* The last stretch of the level that starts with stretch i (of those
+ * below b), to be matched with the reported cache of next bytes (0: none
+ * reported): the stretches after i less than LAT_LEVEL_JUMP slower, and
+ * with tlb, rises far below next that are less than LAT_STEP_MAX; a rise
+ * where next ends is its edge however small. */
+static int lat_level_end(const struct lat_flat *fl, int i, int b, double next,
+			 int tlb)
+{
+	int j = i;
+	while (j + 1 < b && !lat_agrees(fl[j].boundary, next) &&
+	       (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
+		(tlb && fl[j].boundary > 0 && fl[j].boundary < next / LAT_SIZE_AGREE &&
+		 fl[j + 1].ns < fl[j].ns * LAT_STEP_MAX)))
+		j++;
+	return j;
+}
+
+/* Whether the rise after stretch k is a reported cache's edge and not a
+ * step of memory: the first rise, in order, that agrees with a reported
+ * cache (each cache one), after stretches that are one level and that
+ * start less than LAT_DRAM_STEP above the cache level before them (a
+ * prefetched chase squeezes caches and memory so close together that
+ * only the reported sizes tell an edge from a step; a larger rise is
+ * memory's arrival, read as such). */
+static int lat_cache_edge(const struct lat_flat *fl, int k,
+			  const struct lat_ctx *ctx)
+{
+	int t, c = 0, p = -1, claim = -1;
+	for (t = 0; t <= k; t++) {
+		int cc;
+		for (cc = c; cc < ctx->ncaches; cc++)
+			if (lat_agrees(fl[t].boundary, (double)ctx->cache[cc]))
+				break;
+		if (cc < ctx->ncaches) {
+			c = cc + 1;
+			if (t < k)
+				p = t;
+			else
+				claim = cc;
+		}
+	}
+	if (claim < 0 || p < 0 || !(fl[p + 1].ns < fl[p].ns * LAT_DRAM_STEP))
+		return 0;
+	for (t = p + 2; t <= k; t++)
+		if (!(fl[t].ns < fl[p + 1].ns * LAT_LEVEL_JUMP))
+			return 0;
+	return 1;
+}
+
 /* Cache levels from flat stretches a..b-1: stretches less than
  * LAT_LEVEL_JUMP apart are one level; each level is named in order and
  * matched with the next OS-reported cache whose size is within
@@ -6513,15 +6574,9 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		 * a rise far below it is a step inside it (LAT_STEP_MAX) when
 		 * the level then leaves where that cache ends */
 		double next = *matched < ctx->ncaches ? (double)ctx->cache[*matched] : 0;
-		for (j = i; j + 1 < b && (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
-					  (fl[j].boundary > 0 &&
-					   fl[j].boundary < next / LAT_SIZE_AGREE &&
-					   fl[j + 1].ns < fl[j].ns * LAT_STEP_MAX));)
-			j++;
-		if (!(fl[j].boundary >= next / LAT_SIZE_AGREE &&
-		      fl[j].boundary <= next * LAT_SIZE_AGREE))
-			for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
-				j++;
+		j = lat_level_end(fl, i, b, next, 1);
+		if (!lat_agrees(fl[j].boundary, next))
+			j = lat_level_end(fl, i, b, next, 0);
 		lat_level_fill(lv, fl, i, j, bytes);
 		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
 			 sum->nlevels == 1 ? "d" : "");
@@ -6601,7 +6656,8 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	/* Memory: the stretch the curve ends on, and the steps before it. */
 	d = m - 1;
 	while (d > 0 && fl[d].ns < fl[d - 1].ns * LAT_DRAM_STEP &&
-	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN)
+	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN &&
+	       !lat_cache_edge(fl, d - 1, ctx))
 		d--;
 	/* The caches: the stretches below it, grouped into levels. */
 	lat_caches(fl, 0, d, bytes, ctx, sum, seen, &matched);

@@ -131,6 +131,27 @@ loglin() {
 	assert_line '# stride=64: L1d: the curve leaves this level at 19.0 KiB but the OS reports 256 KiB'
 }
 
+@test "with the OS's caches, a rise where the next reported cache ends is its edge, though less than a new level's jump" {
+	# a prefetched line-stride chase: L2 3.4 ns, L3 4.2 ns, memory
+	# 5.1 ns, each less than 1.5 times the one before
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 5.1 18 5.1 \
+		>"$BATS_TEST_TMPDIR/squeezed.txt"
+	summary "$BATS_TEST_TMPDIR/squeezed.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns'
+	# the same L2 and L3 before memory 3.8 times slower
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 16 18 16 \
+		>"$BATS_TEST_TMPDIR/squeezed-far.txt"
+	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 16 ns'
+	# without them, nothing tells the L3's edge from a step
+	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 19\.0 MiB 3\.4 ns \(4\.2 ns from 724\.1 KiB\) \| '
+	# memory's own TLB step near a reported 64 MiB cache stays a step:
+	# memory arrived 3 times above the 44 ns level, not squeezed
+	summary "$FIX/curve-l3-44ns.txt" --caches 128K,4M,64M
+	assert_line --regexp '^# stride=64: .* \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns \(14[0-9] ns from [0-9.]+ MiB\) \(16[0-9] ns from [0-9.]+ MiB\)$'
+}
+
 @test "a curve too sparse to name levels says so and names nothing" {
 	# seven points two octaves apart, a plausible hierarchy among them
 	printf '%s\n' '"stride=64' '0.00391 1.1' '0.01562 1.1' '0.06250 4.0' \
