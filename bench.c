@@ -313,9 +313,9 @@
  * cache no cache holds the chase, so a curve that has left its last
  * stretch there ends in memory even if it still climbs (its figure is
  * then the median of its last LAT_PLATEAU_MIN_PTS points, and a note
- * says it was still rising).  A curve whose sizes are a median of LAT_SPARSE_GAP
- * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
- * points, is too sparse to name levels. */
+ * says it was still rising).  A curve whose sizes are a median of
+ * LAT_SPARSE_GAP octaves or more apart, or that has fewer than
+ * LAT_SPARSE_MIN_PTS points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
 #define LAT_PLATEAU_TOL 0.10
 #endif
@@ -6228,7 +6228,7 @@ static double runmed_get(const struct runmed *r)
  * count of stretches, in order of size. */
 static int lat_climbing(const double *bytes, const double *ns,
 			const double *s, int n,
-			struct lat_flat *out, int m, int maxout)
+			struct lat_flat *st, int m, int maxout)
 {
 	double *g, *suf;
 	struct lat_flat add[LAT_MAX_LEVELS * LAT_MAX_STEPS];
@@ -6242,8 +6242,8 @@ static int lat_climbing(const double *bytes, const double *ns,
 	for (k = 0; k + 1 < n; k++)
 		g[k] = (s[k + 1] - s[k]) / (lat_ln(bytes[k + 1] / bytes[k]) / lat_ln(2.0));
 	for (gi = 0; gi <= m; gi++) {
-		int lo = gi == 0 ? 0 : out[gi - 1].last;
-		int hi = gi == m ? n - 1 : out[gi].first;
+		int lo = gi == 0 ? 0 : st[gi - 1].last;
+		int hi = gi == m ? n - 1 : st[gi].first;
 		double pre = 0;
 		int run = -1;
 		if (hi - lo < LAT_PLATEAU_MIN_PTS)
@@ -6252,7 +6252,7 @@ static int lat_climbing(const double *bytes, const double *ns,
 		for (k = hi - 2; k >= lo; k--)
 			suf[k] = g[k + 1] > suf[k + 1] ? g[k + 1] : suf[k + 1];
 		for (k = lo; k <= hi; k++) {
-			double side = pre < suf[k] ? pre : suf[k];
+			double side = k < hi && pre > suf[k] ? suf[k] : pre;
 			int flat = k < hi && side > 0 && g[k] <= LAT_CLIMB_FRAC * side;
 			if (flat && run < 0)
 				run = k;
@@ -6261,7 +6261,8 @@ static int lat_climbing(const double *bytes, const double *ns,
 				if (k - run + 1 >= LAT_PLATEAU_MIN_PTS &&
 				    lat_ln(bytes[k] / bytes[run]) / lat_ln(2.0) >=
 					    LAT_PLATEAU_MIN_OCT - 1e-9 &&
-				    na < (int)(sizeof(add) / sizeof(add[0]))) {
+				    na < (int)(sizeof(add) / sizeof(add[0])) &&
+				    m + na < maxout) {
 					add[na].first = run;
 					add[na].last = k;
 					add[na].ns = median(ns + run, (size_t)(k - run + 1));
@@ -6275,18 +6276,12 @@ static int lat_climbing(const double *bytes, const double *ns,
 				pre = g[k];
 		}
 	}
-	/* merge the two ordered lists */
+	/* merge the two ordered lists, from the end (room was kept) */
 	if (na > 0) {
-		struct lat_flat all[LAT_MAX_LEVELS * LAT_MAX_STEPS * 2];
-		int a = 0, b = 0, t = 0;
-		while ((a < m || b < na) && t < maxout) {
-			if (b >= na || (a < m && out[a].first < add[b].first))
-				all[t++] = out[a++];
-			else
-				all[t++] = add[b++];
-		}
-		memcpy(out, all, (size_t)t * sizeof(*out));
-		m = t;
+		int a = m - 1, b = na - 1, t = m + na - 1;
+		while (b >= 0)
+			st[t--] = a >= 0 && st[a].first > add[b].first ? st[a--] : add[b--];
+		m += na;
 	}
 	free(g);
 	return m;
