@@ -129,6 +129,11 @@ loglin() {
 	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M
 	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.4 ns \| '
 	assert_line '# stride=64: L1d: the curve leaves this level at 19.0 KiB but the OS reports 256 KiB'
+	# a rise of 3.5 times is a cache's, wherever it lies
+	loglin 4 1.0 4.5 3.5 6 3.5 6.5 6 10 6 11 20 14 20 15 90 18 90 \
+		>"$BATS_TEST_TMPDIR/tlb-large.txt"
+	summary "$BATS_TEST_TMPDIR/tlb-large.txt" --caches 64K,2M,16M
+	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 3\.5 ns \| '
 }
 
 @test "with the OS's caches, a rise where the next reported cache ends is its edge, though less than a new level's jump" {
