@@ -276,9 +276,28 @@
 /* -- Latency: reading the curve --------------------------------------- */
 
 /* A flat stretch keeps within LAT_PLATEAU_TOL of its median and spans
- * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A stretch
- * less than LAT_LEVEL_JUMP times slower than the one before is a step
- * (TLB reach, typically) inside the same level.  No fixed latency tells
+ * LAT_PLATEAU_MIN_PTS points and LAT_PLATEAU_MIN_OCT octaves.  A cache
+ * read at random may climb across its own size (TLB reach, farther
+ * slices) and is still a level as a person reading the graph sees it:
+ * between the flat stretches, a stretch of as many points and octaves
+ * whose log-slope (per octave) is at most LAT_CLIMB_FRAC of the steepest
+ * rise on each side of it is one too (the real curves read right from
+ * 0.65 to 0.85 of it).  A stretch less than LAT_LEVEL_JUMP times
+ * slower than the one before is a step (TLB reach, typically) inside the
+ * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
+ * LAT_SIZE_AGREE below the reported cache the level is to match, when the
+ * level then leaves where that cache ends: the data still fit in it,
+ * and what slows the chase is the TLB (an L1 DTLB miss costs a few
+ * cycles, 2.4 times an L1d hit on a list walk with a page a line; page
+ * walks on a 20 ns L3 read at random rose 2.4 times too), while a cache's
+ * own edge can be a smaller rise than that (1.9 times from L1d to L2 on
+ * an i9-13900HX), so size, not the rise, tells the two apart.  The other
+ * way round, a rise less than LAT_LEVEL_JUMP where the next reported
+ * cache ends (within LAT_SIZE_AGREE) is that cache's edge, and is not
+ * one of memory's steps when the stretch before it is less than
+ * LAT_DRAM_STEP above the cache below: a prefetched line-stride chase
+ * squeezes L2, L3 and memory to within 1.3 times of each other, and
+ * only the reported sizes tell them apart.  No fixed latency tells
  * memory from cache (an L3 can take 55 ns, a 1990s board cache 55 ns,
  * CXL memory 390 ns), so memory is where the curve ends: its last
  * stretch, with the stretches before it that are steps of it (each less
@@ -290,9 +309,13 @@
  * (memory is 30 to 90 times L1d in the real curves of tests/fixtures/
  * latency; one cache there is 40 times, which is why a stored curve
  * should come with --caches).  A cache size agrees with the OS within a
- * factor LAT_SIZE_AGREE.  A curve whose sizes are a median of LAT_SPARSE_GAP
- * octaves or more apart, or that has fewer than LAT_SPARSE_MIN_PTS
- * points, is too sparse to name levels. */
+ * factor LAT_SIZE_AGREE; past LAT_SIZE_AGREE times the largest reported
+ * cache no cache holds the chase, so a curve that has left its last
+ * stretch there ends in memory even if it still climbs (its figure is
+ * then the median of its last LAT_PLATEAU_MIN_PTS points, and a note
+ * says it was still rising).  A curve whose sizes are a median of
+ * LAT_SPARSE_GAP octaves or more apart, or that has fewer than
+ * LAT_SPARSE_MIN_PTS points, is too sparse to name levels. */
 #ifndef LAT_PLATEAU_TOL
 #define LAT_PLATEAU_TOL 0.10
 #endif
@@ -304,6 +327,12 @@
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
+#endif
+#ifndef LAT_STEP_MAX
+#define LAT_STEP_MAX 2.5
+#endif
+#ifndef LAT_CLIMB_FRAC
+#define LAT_CLIMB_FRAC 0.75
 #endif
 #ifndef LAT_DRAM_STEP
 #define LAT_DRAM_STEP 1.7
@@ -6276,6 +6305,7 @@ struct lat_flat {
 	int first, last;
 	double ns;       /* median latency of its points */
 	double boundary; /* bytes of the steepest rise after it, 0 if none */
+	int rising;      /* the curve's tail, still climbing (LAT_SIZE_AGREE) */
 };
 
 /* A memory level: one or more flat stretches less than LAT_LEVEL_JUMP
@@ -6383,8 +6413,77 @@ static double runmed_get(const struct runmed *r)
 	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
 }
 
+/* Climbing levels.  A cache read at random can climb across its own
+ * size (TLB reach, a slice further away) and still be a level, as a
+ * person reading the graph sees it: a stretch whose log-slope is at most
+ * LAT_CLIMB_FRAC of the steepest rise on each side of it.  Looked for
+ * between the flat stretches already found (and after the last), among
+ * the smoothed points s; a stretch needs LAT_PLATEAU_MIN_PTS points
+ * over LAT_PLATEAU_MIN_OCT octaves, as a flat one does.  Returns the new
+ * count of stretches, in order of size. */
+static int lat_climbing(const double *bytes, const double *ns,
+			const double *s, int n,
+			struct lat_flat *st, int m, int maxout)
+{
+	double *g, *suf;
+	struct lat_flat add[LAT_MAX_LEVELS * LAT_MAX_STEPS];
+	int na = 0, gi, k;
+	if (n < 2)
+		return m;
+	g = malloc((size_t)n * 2 * sizeof(*g));
+	if (!g)
+		die("out of memory for plateau detection");
+	suf = g + n;
+	for (k = 0; k + 1 < n; k++)
+		g[k] = (s[k + 1] - s[k]) / (lat_ln(bytes[k + 1] / bytes[k]) / lat_ln(2.0));
+	for (gi = 0; gi <= m; gi++) {
+		int lo = gi == 0 ? 0 : st[gi - 1].last;
+		int hi = gi == m ? n - 1 : st[gi].first;
+		double pre = 0;
+		int run = -1;
+		if (hi - lo < LAT_PLATEAU_MIN_PTS)
+			continue;
+		suf[hi - 1] = 0;
+		for (k = hi - 2; k >= lo; k--)
+			suf[k] = g[k + 1] > suf[k + 1] ? g[k + 1] : suf[k + 1];
+		for (k = lo; k <= hi; k++) {
+			double side = k < hi && pre > suf[k] ? suf[k] : pre;
+			int flat = k < hi && side > 0 && g[k] <= LAT_CLIMB_FRAC * side;
+			if (flat && run < 0)
+				run = k;
+			if (!flat && run >= 0) {
+				/* points run..k */
+				if (k - run + 1 >= LAT_PLATEAU_MIN_PTS &&
+				    lat_ln(bytes[k] / bytes[run]) / lat_ln(2.0) >=
+					    LAT_PLATEAU_MIN_OCT - 1e-9 &&
+				    na < (int)(sizeof(add) / sizeof(add[0])) &&
+				    m + na < maxout) {
+					add[na].first = run;
+					add[na].last = k;
+					add[na].ns = median(ns + run, (size_t)(k - run + 1));
+					add[na].boundary = 0;
+					add[na].rising = 0;
+					na++;
+				}
+				run = -1;
+			}
+			if (k < hi && g[k] > pre)
+				pre = g[k];
+		}
+	}
+	/* merge the two ordered lists, from the end (room was kept) */
+	if (na > 0) {
+		int a = m - 1, b = na - 1, t = m + na - 1;
+		while (b >= 0)
+			st[t--] = a >= 0 && st[a].first > add[b].first ? st[a--] : add[b--];
+		m += na;
+	}
+	free(g);
+	return m;
+}
+
 static int lat_find_flats(const double *bytes, const double *ns, int n,
-			  struct lat_flat *out, int maxout)
+			  double mem_past, struct lat_flat *out, int maxout)
 {
 	double tol = lat_ln(1.0 + LAT_PLATEAU_TOL);
 	size_t cells = (size_t)(n > 0 ? n : 1);
@@ -6427,10 +6526,32 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 				out[m].first = i;
 				out[m].last = j - 1;
 				out[m].ns = lvl;
+				out[m].rising = 0;
 				m++;
 			}
 		}
 		i = j;
+	}
+	m = lat_climbing(bytes, ns, s, n, out, m, maxout);
+	/* Past LAT_SIZE_AGREE times the largest reported cache no cache
+	 * holds the chase: a tail that left the last stretch and has not
+	 * flattened is memory still rising, read from its last points. */
+	if (mem_past > 0 && bytes[n - 1] >= mem_past && m > 0 && m < maxout &&
+	    out[m - 1].last < n - 1) {
+		int k, from = out[m - 1].last + 1;
+		double top = s[from];
+		for (k = from; k < n; k++)
+			if (s[k] > top)
+				top = s[k];
+		if (top - lat_ln(out[m - 1].ns) >= lat_ln(LAT_LEVEL_JUMP)) {
+			if (from < n - LAT_PLATEAU_MIN_PTS)
+				from = n - LAT_PLATEAU_MIN_PTS;
+			out[m].first = from;
+			out[m].last = n - 1;
+			out[m].ns = median(ns + from, (size_t)(n - from));
+			out[m].rising = 1;
+			m++;
+		}
 	}
 	/* The boundary is where the (smoothed) curve first climbs
 	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
@@ -6571,6 +6692,61 @@ static void lat_level_fill(struct lat_level *lv, const struct lat_flat *fl,
 	}
 }
 
+/* Whether a level leaving at `at` bytes agrees with a cache of c. */
+static int lat_agrees(double at, double c)
+{
+	return c > 0 && at >= c / LAT_SIZE_AGREE && at <= c * LAT_SIZE_AGREE;
+}
+
+/* The last stretch of the level that starts with stretch i (of those
+ * below b), to be matched with the reported cache of next bytes (0: none
+ * reported): the stretches after i less than LAT_LEVEL_JUMP slower, and
+ * with tlb, rises far below next that are less than LAT_STEP_MAX; a rise
+ * where next ends is its edge however small. */
+static int lat_level_end(const struct lat_flat *fl, int i, int b, double next,
+			 int tlb)
+{
+	int j = i;
+	while (j + 1 < b && !lat_agrees(fl[j].boundary, next) &&
+	       (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
+		(tlb && fl[j].boundary > 0 && fl[j].boundary < next / LAT_SIZE_AGREE &&
+		 fl[j + 1].ns < fl[j].ns * LAT_STEP_MAX)))
+		j++;
+	return j;
+}
+
+/* Whether the rise after stretch k is a reported cache's edge and not a
+ * step of memory: the first rise, in order, that agrees with a reported
+ * cache (each cache one), after stretches that are one level and that
+ * start less than LAT_DRAM_STEP above the cache level before them (a
+ * prefetched chase squeezes caches and memory so close together that
+ * only the reported sizes tell an edge from a step; a larger rise is
+ * memory's arrival, read as such). */
+static int lat_cache_edge(const struct lat_flat *fl, int k,
+			  const struct lat_ctx *ctx)
+{
+	int t, c = 0, p = -1, claim = -1;
+	for (t = 0; t <= k; t++) {
+		int cc;
+		for (cc = c; cc < ctx->ncaches; cc++)
+			if (lat_agrees(fl[t].boundary, (double)ctx->cache[cc]))
+				break;
+		if (cc < ctx->ncaches) {
+			c = cc + 1;
+			if (t < k)
+				p = t;
+			else
+				claim = cc;
+		}
+	}
+	if (claim < 0 || p < 0 || !(fl[p + 1].ns < fl[p].ns * LAT_DRAM_STEP))
+		return 0;
+	for (t = p + 2; t <= k; t++)
+		if (!(fl[t].ns < fl[p + 1].ns * LAT_LEVEL_JUMP))
+			return 0;
+	return 1;
+}
+
 /* Cache levels from flat stretches a..b-1: stretches less than
  * LAT_LEVEL_JUMP apart are one level; each level is named in order and
  * matched with the next OS-reported cache whose size is within
@@ -6584,8 +6760,13 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 	int i, j, k;
 	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
-		for (j = i; j + 1 < b && fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP;)
-			j++;
+		/* the cache this level is to match, when the OS reports one:
+		 * a rise far below it is a step inside it (LAT_STEP_MAX) when
+		 * the level then leaves where that cache ends */
+		double next = *matched < ctx->ncaches ? (double)ctx->cache[*matched] : 0;
+		j = lat_level_end(fl, i, b, next, 1);
+		if (!lat_agrees(fl[j].boundary, next))
+			j = lat_level_end(fl, i, b, next, 0);
 		lat_level_fill(lv, fl, i, j, bytes);
 		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
 			 sum->nlevels == 1 ? "d" : "");
@@ -6619,9 +6800,10 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 			struct lat_summary *sum)
 {
 	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
-	int m = lat_find_flats(bytes, ns, n, fl, LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
 	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	int m = lat_find_flats(bytes, ns, n, (double)llc * LAT_SIZE_AGREE, fl,
+			       LAT_MAX_LEVELS * LAT_MAX_STEPS);
+	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
 	int line = ctx->line > 0 ? ctx->line : 64;
 	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
@@ -6664,7 +6846,8 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	/* Memory: the stretch the curve ends on, and the steps before it. */
 	d = m - 1;
 	while (d > 0 && fl[d].ns < fl[d - 1].ns * LAT_DRAM_STEP &&
-	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN)
+	       fl[m - 1].ns < fl[d - 1].ns * LAT_DRAM_SPAN &&
+	       !lat_cache_edge(fl, d - 1, ctx))
 		d--;
 	/* The caches: the stretches below it, grouped into levels. */
 	lat_caches(fl, 0, d, bytes, ctx, sum, seen, &matched);
@@ -6688,6 +6871,14 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		strcpy(lv->name, "DRAM");
 		lv->boundary = 0;
 		lv->agrees = -1;
+		if (fl[m - 1].rising) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[fl[m - 1].first]);
+			format_bytes(b2, sizeof(b2), llc);
+			lat_note(sum, "DRAM still rising: the sweep reaches %.3g times "
+				 "the OS-reported last-level cache of %s and the curve has "
+				 "not flattened, so DRAM's figure is its last points', from %s",
+				 bytes[n - 1] / (double)llc, b2, b1);
+		}
 		/* A reported cache no level matched, whose size the sweep
 		 * covered: the curve shows no plateau for it (a VM's share of
 		 * a host's L3, a partitioned cache).  Said, not guessed at. */

@@ -71,6 +71,92 @@ summary() {
 		all(.agrees)' <<<"$output" >/dev/null
 }
 
+# loglin X0 Y0 X1 Y1...: a curve at half octaves from 4 KiB to 256 MiB
+# through the points (log2 KiB, ns), straight on log axes between them.
+loglin() {
+	echo '"stride=64'
+	awk -v knots="$*" 'BEGIN {
+		n = split(knots, k, " ")
+		for (x = 2; x <= 18.001; x += 0.5) {
+			for (i = 3; i < n && x > k[i]; i += 2) ;
+			f = (x - k[i - 2]) / (k[i] - k[i - 2])
+			if (f < 0) f = 0
+			if (f > 1) f = 1
+			printf "%.5f %.3f\n", 2 ^ x / 1024,
+				exp(log(k[i - 1]) + f * (log(k[i + 1]) - log(k[i - 1])))
+		}
+	}'
+}
+
+@test "a cache that climbs across its size is still a level: the stretch climbs less steeply than the rises around it" {
+	# an L2 climbing 5 to 12 ns from 64 KiB to 1 MiB, 11% a point, so no
+	# two neighbours are within 10% of each other
+	loglin 5 1.5 6 5 10 12 11.5 40 14 40 15.5 120 18 120 \
+		>"$BATS_TEST_TMPDIR/climb.txt"
+	summary "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 1\.[0-9] MiB [0-9.]+ ns \| L3 [0-9.]+ MiB 40 ns \| DRAM 120 ns$'
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M --json
+	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "DRAM"] and
+		(.[:3] | map(.os_bytes) == [32768, 1048576, 16777216] and all(.agrees)) and
+		.[1].ns > 7 and .[1].ns < 10' <<<"$output" >/dev/null
+}
+
+@test "a sweep past twice the last-level cache ends in memory even while it still climbs" {
+	# memory climbs 13% a point from 16 MiB to the end (256 MiB, 32
+	# times the 8 MiB L3): no plateau, and no cache is that large
+	loglin 5 1.5 6 5 10 5 11 30 13 30 14 100 18 280 >"$BATS_TEST_TMPDIR/tail.txt"
+	summary "$BATS_TEST_TMPDIR/tail.txt" --caches 32K,1M,8M
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 [0-9.]+ MiB 5 ns \| L3 [0-9.]+ MiB 30 ns \| DRAM 2[0-9][0-9] ns$'
+	assert_line --regexp '^# stride=64: DRAM still rising: the sweep reaches 32 times the OS-reported last-level cache of 8 MiB'
+	refute_output --partial 'DRAM not reached'
+	# the figure is the tail's, within 15% of the last point
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/tail.txt" --caches 32K,1M,8M --json
+	jq -e '.summary[0].levels[-1] | .name == "DRAM" and .ns > 0.85 * 280' <<<"$output" >/dev/null
+	# without the OS's caches nothing says no cache holds the tail
+	summary "$BATS_TEST_TMPDIR/tail.txt"
+	assert_line --regexp '^# stride=64: DRAM not reached'
+}
+
+@test "with the OS's caches, a rise far below the cache a level is to match is a step inside it when the level then ends where that cache does" {
+	# 1 ns to 16 KiB, 2.4 ns from 22.6 KiB (the L1 DTLB's reach under a
+	# page a line), the L1d's 64 KiB edge a 1.9 times rise after it
+	loglin 4 1.0 4.5 2.4 6 2.4 6.5 4.5 10 4.5 11 16 14 16 15 90 18 90 \
+		>"$BATS_TEST_TMPDIR/tlb.txt"
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 64K,2M,16M
+	assert_line --regexp '^# stride=64: L1d 76\.1 KiB 1 ns \(2\.4 ns from 22\.6 KiB\) \| L2 1\.2 MiB 4\.5 ns \| L3 19\.0 MiB 16 ns \| DRAM 90 ns$'
+	# an OS cache the merged level would not end at explains nothing:
+	# the rise stays a level's edge, and the disagreement is said
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M
+	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.4 ns \| '
+	assert_line '# stride=64: L1d: the curve leaves this level at 19.0 KiB but the OS reports 256 KiB'
+	# a rise of 3.5 times is a cache's, wherever it lies
+	loglin 4 1.0 4.5 3.5 6 3.5 6.5 6 10 6 11 20 14 20 15 90 18 90 \
+		>"$BATS_TEST_TMPDIR/tlb-large.txt"
+	summary "$BATS_TEST_TMPDIR/tlb-large.txt" --caches 64K,2M,16M
+	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 3\.5 ns \| '
+}
+
+@test "with the OS's caches, a rise where the next reported cache ends is its edge, though less than a new level's jump" {
+	# a prefetched line-stride chase: L2 3.4 ns, L3 4.2 ns, memory
+	# 5.1 ns, each less than 1.5 times the one before
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 5.1 18 5.1 \
+		>"$BATS_TEST_TMPDIR/squeezed.txt"
+	summary "$BATS_TEST_TMPDIR/squeezed.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns'
+	# the same L2 and L3 before memory 3.8 times slower
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 16 18 16 \
+		>"$BATS_TEST_TMPDIR/squeezed-far.txt"
+	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 16 ns'
+	# without them, nothing tells the L3's edge from a step
+	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 19\.0 MiB 3\.4 ns \(4\.2 ns from 724\.1 KiB\) \| '
+	# memory's own TLB step near a reported 64 MiB cache stays a step:
+	# memory arrived 3 times above the 44 ns level, not squeezed
+	summary "$FIX/curve-l3-44ns.txt" --caches 128K,4M,64M
+	assert_line --regexp '^# stride=64: .* \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns \(14[0-9] ns from [0-9.]+ MiB\) \(16[0-9] ns from [0-9.]+ MiB\)$'
+}
+
 @test "a curve too sparse to name levels says so and names nothing" {
 	# seven points two octaves apart, a plausible hierarchy among them
 	printf '%s\n' '"stride=64' '0.00391 1.1' '0.01562 1.1' '0.06250 4.0' \
