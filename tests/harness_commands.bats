@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
-# What every membench script shares through harness/lib.sh: --help from
+# What every membench script shares through harness/lib/ (parse_options in
+# options.sh, die in messages.sh): --help from
 # its own usage text, --version from bench.c's BENCH_VERSION, and bad input
 # as one line and exit status 2.
 
