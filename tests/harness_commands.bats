@@ -61,3 +61,22 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		assert_output --regexp "^${s#*/}: unknown option '--no-such-option'"
 	done
 }
+
+@test "the one option loop: an option's missing value is one line, and report and compare take only --help and --version of the shared options" {
+	for s in harness/restore:--results harness/loaded-latency:-n harness/verify:--signer matrix/run-matrix:--size harness/report:--format; do
+		run "$HARNESS_REPO/${s%:*}" "${s#*:}"
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		p=${s%:*}
+		assert_output "${p#*/}: option ${s#*:} needs a value"
+	done
+	# They write no results and hold no lock: --results, --wait-lock and
+	# --progress are not theirs.
+	for s in harness/report harness/compare; do
+		for o in --results --wait-lock --progress; do
+			run "$HARNESS_REPO/$s" "$o" x
+			assert_failure 2
+			assert_output "${s#*/}: unknown option '$o' (see --help)"
+		done
+	done
+}
