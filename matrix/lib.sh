@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # matrix/lib.sh: reading the matrix's definition files (matrix/compilers/*,
 # matrix/memory/*, config.matrix), shared by find-compilers and run-matrix.
-# Sourced, never run, after harness/lib.sh (which has die and the rest).
+# Sourced, never run, after harness/lib/messages.sh (which has die and the rest).
 
 # The value of "KEY = value" in a definition file; empty when absent.
 # Comments (#...) and surrounding blanks are dropped.

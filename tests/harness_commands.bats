@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell on purpose
-# What every membench script shares through harness/lib.sh: --help from
+# What every membench script shares through harness/lib/ (parse_options in
+# options.sh, die in messages.sh): --help from
 # its own usage text, --version from bench.c's BENCH_VERSION, and bad input
 # as one line and exit status 2.
 
@@ -58,5 +59,24 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		assert_failure 2
 		assert_equal "${#lines[@]}" 1
 		assert_output --regexp "^${s#*/}: unknown option '--no-such-option'"
+	done
+}
+
+@test "the one option loop: an option's missing value is one line, and report and compare take only --help and --version of the shared options" {
+	for s in harness/restore:--results harness/loaded-latency:-n harness/verify:--signer matrix/run-matrix:--size harness/report:--format; do
+		run "$HARNESS_REPO/${s%:*}" "${s#*:}"
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		p=${s%:*}
+		assert_output "${p#*/}: option ${s#*:} needs a value"
+	done
+	# They write no results and hold no lock: --results, --wait-lock and
+	# --progress are not theirs.
+	for s in harness/report harness/compare; do
+		for o in --results --wait-lock --progress; do
+			run "$HARNESS_REPO/$s" "$o" x
+			assert_failure 2
+			assert_output "${s#*/}: unknown option '$o' (see --help)"
+		done
 	done
 }

@@ -14,11 +14,11 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 #   SC2015  `A && B || { echo why; return 1; }` is the failure idiom
 BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 
-@test "shellcheck: every script in harness/, matrix/, release/, setup, .ci/run, tests/*.bash" {
+@test "shellcheck: every script in harness/ (lib/ and slurm/ too), matrix/, release/, setup, .ci/run, tests/*.bash" {
 	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	local f scripts=()
-	for f in harness/* matrix/* release/* setup .ci/run tests/*.bash; do
+	for f in harness/* harness/lib/* harness/slurm/* matrix/* release/* setup .ci/run tests/*.bash; do
 		[ -f "$f" ] || continue
 		case "$f" in *.sh | *.bash) ;; *) head -n 1 "$f" | grep -q '^#!.*sh' || continue ;; esac
 		scripts+=("$f")
@@ -44,18 +44,54 @@ BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 	assert_output ""
 }
 
-@test "report, compare, verify and submission name no file of the results layout: harness/results.sh owns it" {
+@test "report, compare, verify and submission name no file of the results layout: harness/lib/results.sh owns it" {
 	cd "$MEMBENCH_ROOT"
-	run grep -nE 'cells/|cells\\/|step-|cell\.info' harness/report harness/compare harness/verify harness/submission
+	run grep -nE 'cells/|cells\\/|step-|cell\.info' harness/report harness/lib/plots.sh harness/compare harness/verify harness/submission
 	assert_output ''
 	assert_failure 1 # grep: no line matched (2 would be an error)
 }
 
-@test "one median: defined once, in harness/results.sh (shell, awk and jq alike)" {
+@test "one median: defined once, in harness/lib/results.sh (shell, awk and jq alike)" {
 	cd "$MEMBENCH_ROOT"
 	# a shell or jq definition named for it, or the middle element of a
 	# sorted list (awk's a[(n + 1) / 2], jq's .[(length - 1) / 2])
 	run grep -rlE 'def +median|median[a-z_]* *\(\) *\{|[+-] 1\) / 2\]' harness matrix setup
 	assert_success
-	assert_output harness/results.sh
+	assert_output harness/lib/results.sh
+}
+
+# The product's shell files: every script of harness/ (lib/ and slurm/
+# too) and matrix/, setup and .ci/run; not matrix's definition files.
+product_shell_files() {
+	local f
+	for f in harness/* harness/lib/* harness/slurm/* matrix/* setup .ci/run; do
+		[ -f "$f" ] || continue
+		case "$f" in *.sh) ;; *) head -n 1 "$f" | grep -q '^#!.*sh' || continue ;; esac
+		printf '%s\n' "$f"
+	done
+}
+
+@test "shell files stay small: none over 900 lines, no harness/lib/ file over 450" {
+	cd "$MEMBENCH_ROOT"
+	local files=()
+	mapfile -t files < <(product_shell_files)
+	[ "${#files[@]}" -gt 20 ]
+	run awk 'FNR == 1 && NR > 1 { check() } { f = FILENAME; n = FNR } END { check() }
+		function check() {
+			if (n > 900 || (f ~ /^harness\/lib\// && n > 450)) print f ": " n " lines"
+		}' "${files[@]}"
+	assert_success
+	assert_output ''
+}
+
+@test "one option loop: only harness/lib/options.sh walks the arguments (parse_options)" {
+	cd "$MEMBENCH_ROOT"
+	local files=()
+	# setup is POSIX sh, run before bash's harness is any use, and takes
+	# none of the harness's options: it keeps its own loop.
+	mapfile -t files < <(product_shell_files | grep -vx setup)
+	# The loop's tell-tales: keeping the command line, and walking "$@".
+	run grep -lE 'ORIG_ARGS=\(|while \[ "?\$#"? -gt 0 \]' "${files[@]}"
+	assert_success
+	assert_output harness/lib/options.sh
 }

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the constants are read by the commands that source this
-# harness/results.sh: the one owner of the results layout.  Sourced, never
-# run (harness/lib.sh sources it, so every command has it).
+# harness/lib/results.sh: the one owner of the results layout: what a run directory holds, its records, its statistics.
+# Needs: messages.sh (die, note) and jq.  Sourced after them, never run.
 #
 # It owns, and no command decides for itself:
 #   - what a directory is: a harness run (step-NNN.json, .raw, .stderr), a
@@ -16,10 +16,8 @@
 #   - the one rule for "beyond noise" (results_noise_rows), which compare,
 #     run-matrix and verify share.
 # report, compare, verify and submission ask it; none of them names a file
-# of the layout.  The harness's step writer (lib.sh) and run-matrix write
+# of the layout.  The harness's step writer (lib/session.sh) and run-matrix write
 # the files this reads.
-#
-# Needs die and note (harness/lib.sh) and jq.
 
 # What each kind of run holds, for messages that say what was looked for.
 RESULTS_RUN_FILES='step-*.json, cells/, run-*.json or cluster.json'

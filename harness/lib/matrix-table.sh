@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# harness/matrix-table.sh: the matrix's tables, table.md and table.csv,
-# rendered from a matrix run directory's records (harness/results.sh) and
-# its matrix.info.  Sourced by harness/report (`report --matrix-table
+# harness/lib/matrix-table.sh: the matrix's tables, table.md and table.csv, from a matrix run's records and its matrix.info.
+# Needs: messages.sh, results.sh.  Sourced after them, never run.
+# Sourced by harness/report (`report --matrix-table
 # DIR`), which run-matrix calls once the runs are over.  Only what bench
 # measured and reported goes in: a cell without a clean, validated run
 # shows why, never a number.

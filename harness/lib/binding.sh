@@ -1,0 +1,195 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # its variables are read by the files and commands that source it
+# harness/lib/binding.sh: what bench was built with (bench info --json, its OpenMP runtime) and OpenMP thread binding: the preset, and the check of where the threads ran
+# Needs: messages.sh, options.sh (OPT_RUNTIME, BENCH), topology.sh.  Sourced after them, never run.
+
+BIND_ENV=()          # NAME=VALUE pairs given to bench
+CURRENT_BIND=''
+BIND_KIND=none       # none | exact | omp-spread: how to check placement
+PLACES=()            # CPUs the threads should land on, in order
+RUNTIME=unknown RUNTIME_HOW=''
+BUILD_JSON='null'
+
+# load_build_info: the build and system objects from `bench info --json`,
+# when bench has them.
+SYSTEM_JSON=null
+load_build_info() {
+	local out
+	if out=$("$BENCH" info --json 2>/dev/null) && printf '%s' "$out" | jq -e .build >/dev/null 2>&1; then
+		BUILD_JSON=$(printf '%s' "$out" | jq -c .build)
+		SYSTEM_JSON=$(printf '%s' "$out" | jq -c '.system // null')
+	else
+		BUILD_JSON=null SYSTEM_JSON=null
+	fi
+}
+
+# detect_runtime: what bench itself says it was built with, else ldd.
+detect_runtime() {
+	local rt=''
+	if [ -n "$OPT_RUNTIME" ]; then
+		RUNTIME=$OPT_RUNTIME RUNTIME_HOW='--omp-runtime'
+		return
+	fi
+	if [ "$BUILD_JSON" != null ]; then
+		rt=$(printf '%s' "$BUILD_JSON" | jq -r '.openmp_runtime // empty' 2>/dev/null || true)
+		case "$rt" in
+		libgomp|libomp|libiomp5|none) RUNTIME=$rt RUNTIME_HOW='bench info --json'; return ;;
+		esac
+	fi
+	if have ldd; then
+		case "$(ldd "$BENCH" 2>/dev/null)" in
+		*libgomp*) RUNTIME=libgomp ;;
+		*libiomp5*) RUNTIME=libiomp5 ;;
+		*libomp*) RUNTIME=libomp ;;
+		*) RUNTIME=unknown ;;
+		esac
+		RUNTIME_HOW='ldd'
+	else
+		RUNTIME=unknown RUNTIME_HOW='no bench info and no ldd'
+	fi
+}
+
+# The variables a binding preset replaces: anything the user had set is
+# removed, so the preset is the whole story.
+AFFINITY_VARS="OMP_PROC_BIND OMP_PLACES GOMP_CPU_AFFINITY KMP_AFFINITY"
+
+# bind_setup SPEC: fill BIND_ENV, PLACES and BIND_KIND for runtime RUNTIME.
+#   libgomp: OMP_PROC_BIND + OMP_PLACES as an explicit list, and the same
+#            list in GOMP_CPU_AFFINITY (read by libgomp when OMP_PLACES is not).
+#   libomp / libiomp5: OMP_PROC_BIND + OMP_PLACES, and KMP_AFFINITY, which
+#            those runtimes obey first (they print warning #182 saying so).
+bind_setup() {
+	local spec=$1 kmp='' order=() places='' cpu online
+	BIND_ENV=() PLACES=() BIND_KIND=none CURRENT_BIND=$spec
+	[ -n "$spec" ] || return 0
+	case "$spec" in
+	none)
+		BIND_ENV=(OMP_PROC_BIND=false)
+		case "$RUNTIME" in libomp|libiomp5) BIND_ENV+=(KMP_AFFINITY=none) ;; esac
+		return 0
+		;;
+	close|spread)
+		mapfile -t order < <(compact_order)
+		;;
+	*)
+		mapfile -t order < <(expand_cpu_list "$spec")
+		online=" $(online_cpus | tr '\n' ' ')"
+		for cpu in "${order[@]}"; do
+			case "$online" in *" $cpu "*) ;; *) die "--bind: CPU $cpu is not online" ;; esac
+		done
+		;;
+	esac
+	for cpu in "${order[@]}"; do places="$places${places:+,}{$cpu}"; done
+	case "$spec" in
+	close) BIND_ENV=(OMP_PROC_BIND=close "OMP_PLACES=$places") kmp=granularity=fine,compact ;;
+	spread) BIND_ENV=(OMP_PROC_BIND=spread "OMP_PLACES=$places") kmp=granularity=fine,scatter ;;
+	*) BIND_ENV=(OMP_PROC_BIND=close "OMP_PLACES=$places")
+		kmp="granularity=fine,explicit,proclist=[$(printf '%s,' "${order[@]}" | sed 's/,$//')]" ;;
+	esac
+	PLACES=("${order[@]}") BIND_KIND=exact
+	case "$RUNTIME" in
+	libgomp)
+		if [ "$spec" = spread ]; then
+			BIND_ENV+=("GOMP_CPU_AFFINITY=$(scatter_order | tr '\n' ' ' | sed 's/ $//')")
+			BIND_KIND=omp-spread
+		else
+			BIND_ENV+=("GOMP_CPU_AFFINITY=${order[*]}")
+		fi
+		;;
+	libomp|libiomp5)
+		BIND_ENV+=("KMP_AFFINITY=$kmp")
+		if [ "$spec" = spread ]; then mapfile -t PLACES < <(scatter_order); fi
+		;;
+	*)
+		if [ "$spec" = spread ]; then BIND_KIND=omp-spread; fi
+		warn "OpenMP runtime '$RUNTIME' ($RUNTIME_HOW): only OMP_PROC_BIND/OMP_PLACES are set"
+		;;
+	esac
+}
+
+# expected_cpu I T R: where thread I of T should run when thread 0 runs on
+# place R, or "" when the OpenMP rules leave it to the implementation (more
+# threads than places, or an uneven spread).  The OpenMP runtime assigns
+# places relative to the parent thread's place, and libgomp binds the
+# initial thread to the place it happens to be running on, so the pattern
+# may start at any place and wrap around: R is read from thread 0.
+expected_cpu() {
+	local i=$1 t=$2 r=$3 p=${#PLACES[@]}
+	[ "$p" -gt 0 ] && [ "$t" -le "$p" ] || return 0
+	case "$BIND_KIND" in
+	exact) printf '%s' "${PLACES[$(((r + i) % p))]}" ;;
+	omp-spread) [ $((p % t)) -eq 0 ] && printf '%s' "${PLACES[$(((r + i * p / t) % p))]}" ;;
+	esac
+	return 0
+}
+
+# place_index CPU: CPU's index in PLACES, or 0 when it is not there (the
+# check then reports the thread outside the bound set).
+place_index() {
+	local k
+	for k in "${!PLACES[@]}"; do
+		[ "${PLACES[$k]}" != "$1" ] || { printf '%s' "$k"; return 0; }
+	done
+	printf 0
+}
+
+# verify_binding JSONFILE: compare .run.threads[].cpu with what the preset
+# asks.  Sets BIND_VERIFIED (true|false|null), BIND_OBSERVED, BIND_NOTE.
+verify_binding() {
+	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved rot
+	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
+	mapfile -t pairs < <(jq -r '.run.threads[]? | "\(.thread) \(.cpu)"' "$json" 2>/dev/null)
+	# bench samples each thread's CPU before and after the kernels: a bound
+	# thread must not have moved.
+	moved=$(jq -r '[.run.threads[]? | select(.cpu_end != null and .cpu_end != .cpu)
+		| "thread \(.thread) moved from CPU \(.cpu) to \(.cpu_end);"] | join(" ")' "$json" 2>/dev/null || true)
+	t=${#pairs[@]}
+	for pair in "${pairs[@]}"; do BIND_OBSERVED="$BIND_OBSERVED${BIND_OBSERVED:+ }${pair% *}:${pair#* }"; done
+	if [ "$BIND_KIND" = none ]; then
+		BIND_NOTE='no binding asked'
+		return 0
+	fi
+	if [ "$t" -eq 0 ]; then
+		BIND_NOTE='bench reported no per-thread CPUs; binding not checked'
+		return 0
+	fi
+	allowed=" ${PLACES[*]} "
+	rot=$(place_index "${pairs[0]#* }")
+	for pair in "${pairs[@]}"; do
+		i=${pair% *} cpu=${pair#* }
+		if ! is_uint "$cpu"; then
+			BIND_NOTE="bench could not tell thread $i's CPU; binding not checked"
+			return 0
+		fi
+		case "$allowed" in
+		*" $cpu "*) ;;
+		*) bad="$bad thread $i ran on CPU $cpu, outside the bound set;" ;;
+		esac
+		exp=$(expected_cpu "$i" "$t" "$rot")
+		if [ -n "$exp" ] && [ "$exp" != "$cpu" ]; then
+			bad="$bad thread $i ran on CPU $cpu, expected $exp;"
+		fi
+	done
+	# With more threads than places, no place may hold more than its share.
+	max=$(((t + ${#PLACES[@]} - 1) / ${#PLACES[@]}))
+	load=$(printf '%s\n' "${pairs[@]}" | awk '{print $2}' | sort | uniq -c | awk -v m="$max" '$1 > m {print $2}' | tr '\n' ' ')
+	[ -z "$load" ] || bad="$bad CPU(s) $load hold more than $max threads;"
+	[ -z "$moved" ] || bad="$bad $moved"
+	if [ -n "$bad" ]; then
+		BIND_VERIFIED=false BIND_NOTE="binding did not take:${bad%;}"
+	else
+		BIND_VERIFIED=true BIND_NOTE='binding verified from bench per-thread CPUs'
+	fi
+}
+
+# The OpenMP variables bench will see, after the preset replaced its own.
+omp_env_for_bench() {
+	local v
+	env | grep -E '^(OMP|GOMP|KMP)_' | while IFS= read -r v; do
+		case " $AFFINITY_VARS " in
+		*" ${v%%=*} "*) [ ${#BIND_ENV[@]} -gt 0 ] && continue ;;
+		esac
+		printf '%s\n' "$v"
+	done
+	[ ${#BIND_ENV[@]} -eq 0 ] || printf '%s\n' "${BIND_ENV[@]}"
+}

@@ -1,0 +1,97 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # its variables are read by the files and commands that source it
+# harness/lib/summary.sh: a session's summary.md: its header, the STREAM and latency tables, the warnings, and session_end
+# Needs: session.sh and what it sources.  Sourced after them, never run.
+
+# summary_stream_table: the table a STREAM report shows, one row per step:
+# the step's parameters, the CPUs its threads ran on, then best MB/s per kernel (and
+# % of peak when known).
+summary_stream_table() {
+	jq -s -r '
+		(.[0].params | keys_unsorted) as $pk
+		| (reduce (.[] | .bench.results[]?.kernel) as $k ([]; if any(.[]; . == $k) then . else . + [$k] end)) as $ks
+		| ([($pk | length)] | @tsv),
+		  ($pk + ["Thread:CPU", "Pages"] + $ks + ["Status"] | @tsv),
+		  (.[] | . as $r
+		   | [($pk[] | ($r.params[.] | tostring))]
+		     + [(if $r.binding.observed == "" then "-" else $r.binding.observed end)]
+		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct | round)% huge"] | unique | join(", ")
+		         | if . == "" then "-" else . end)]
+		     + [$ks[] as $k | ([$r.bench.results[]? | select(.kernel == $k)][0].best_mbs // "-") | tostring]
+		     + [$r.status + (if $r.binding.verified == true then ", binding verified" else "" end)]
+		   | @tsv)' "$RESULTS_DIR"/step-*.json |
+		awk -F'\t' -v peak="${PEAK_MBS:-}" '
+			NR == 1 { np = $1; next }
+			NR == 2 { nk = NF - np - 3
+				  line = "|"; sep = "|"
+				  for (i = 1; i <= NF; i++) {
+					h = $i
+					if (i > np + 2 && i <= np + 2 + nk) h = h " MB/s" (peak != "" ? " (% peak)" : "")
+					line = line " " h " |"
+					sep = sep ((i > np + 2 && i <= np + 2 + nk) ? " ---: |" : " --- |")
+				  }
+				  print line; print sep; next }
+			{ line = "|"
+			  for (i = 1; i <= NF; i++) {
+				c = $i
+				if (i > np + 2 && i <= np + 2 + nk && c ~ /^[0-9.eE+-]+$/) {
+					c = sprintf("%.1f", c)
+					if (peak != "") c = c sprintf(" (%.0f%%)", 100 * $i / peak)
+				}
+				line = line " " c " |"
+			  }
+			  print line }'
+}
+
+# What else the results directory holds, for the summary's header.
+RESULT_FILES='per step: step-NNN.raw (bench output), step-NNN.json'
+
+# shellcheck disable=SC2016 # the backquotes are Markdown
+summary_header() {
+	printf '# %s on %s\n\n' "$PROG" "$(host_name)"
+	printf -- '- command: `%s`\n' "$(printf '%q ' "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
+	printf -- '- bench: `%s`, built with `%s`\n' "$BENCH" \
+		"$(printf '%s' "$BUILD_JSON" | jq -r '(.cflags // .compiler // "unknown")' 2>/dev/null || echo unknown)"
+	printf -- '- OpenMP runtime: %s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
+	printf -- '- theoretical peak: %s\n' "$PEAK_NOTE"
+	printf -- '- provenance: provenance.txt; %s\n' "$RESULT_FILES"
+	printf '\n## Settings\n\n'
+	if [ ${#SETTINGS[@]} -eq 0 ]; then printf 'None changed.\n'; else printf -- '- %s\n' "${SETTINGS[@]}"; fi
+}
+
+summary_footer() {
+	if [ ${#WARNINGS[@]} -gt 0 ]; then
+		printf '\n## Warnings\n\n'
+		printf -- '- %s\n' "${WARNINGS[@]}"
+	fi
+}
+
+# session_end BODY_FUNCTION: write summary.md from the header, the body the
+# caller prints, and the warnings; print it; set the exit status.
+session_end() {
+	[ "$DRY_RUN" = 0 ] || return 0
+	{ summary_header; printf '\n'; "$@"; summary_footer; } | atomic_write "$RESULTS_DIR/summary.md"
+	cat "$RESULTS_DIR/summary.md"
+	note "results in $RESULTS_DIR"
+	[ "$FAILED_STEPS" -eq 0 ] || exit 1
+}
+
+# summary_latency_table: sizes down, one column per step, ns per load.
+summary_latency_table() {
+	jq -s -r '
+		[.[] | (.params | to_entries | .[0].value | tostring)] as $cols
+		| [.[] | [.latency.curve[]? | {key: (.size_mb | tostring), value: .ns}] | from_entries] as $maps
+		| ([.[] | .latency.curve[]?.size_mb] | unique) as $sizes
+		| (["Size MB"] + ($cols | map(. + " ns")) | @tsv),
+		  ($sizes[] as $s | [($s | tostring)] + [$maps[] | (.[$s | tostring] // "-") | tostring] | @tsv)
+	' "$RESULTS_DIR"/step-*.json |
+		awk -F'\t' '
+			NR == 1 { line = "|"; sep = "|"
+				  for (i = 1; i <= NF; i++) { line = line " " $i " |"; sep = sep " ---: |" }
+				  print line; print sep; next }
+			{ line = "|"; for (i = 1; i <= NF; i++) line = line " " $i " |"; print line }'
+	# The step statuses, so a failed mode is not mistaken for a missing size.
+	printf '\n| Step | Mode | Status |\n| ---: | --- | --- |\n'
+	jq -r '"| \(.step) | \(.params | to_entries | map(.value | tostring) | join(" ")) | \(.status) |"' \
+		"$RESULTS_DIR"/step-*.json
+}

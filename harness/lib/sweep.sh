@@ -1,0 +1,60 @@
+# shellcheck shell=bash
+# harness/lib/sweep.sh: what a sweep asks of bench's arguments and plan: the mode, the options it sets itself, sizes, bench --plan
+# Needs: messages.sh, options.sh (BENCH, BENCH_ARGS).  Sourced after them, never run.
+
+# expect_mode MODE: drop MODE from the front of the bench arguments, or
+# refuse another one; a sweep decides the mode itself.
+expect_mode() {
+	local first=${BENCH_ARGS[0]:-}
+	case "$first" in
+	"$1") BENCH_ARGS=("${BENCH_ARGS[@]:1}") ;;
+	stream|latency|all|info) die "$PROG runs bench $1; do not pass '$first' after --" ;;
+	esac
+	return 0
+}
+
+# refuse_bench_opt OPT...: the sweep sets these itself.
+refuse_bench_opt() {
+	local a o
+	for a in ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}; do
+		for o in "$@"; do
+			case "$a" in "$o"|"$o="*) die "$PROG sets $o itself; do not pass it after --" ;; esac
+		done
+	done
+	return 0
+}
+
+# to_bytes SIZE: 4096, 64K, 2M, 1G (binary multiples, as bench takes them).
+to_bytes() {
+	local n=${1%[KkMmGg]*} u
+	u=${1#"$n"}
+	u=${u%[iI][bB]}; u=${u%[bB]}
+	is_number "$n" || return 1
+	case "$u" in
+	'') awk -v n="$n" 'BEGIN { printf "%.0f", n }' ;;
+	[Kk]) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1024 }' ;;
+	[Mm]) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1048576 }' ;;
+	[Gg]) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1073741824 }' ;;
+	*) return 1 ;;
+	esac
+}
+
+# bench_plan ARGS...: what bench would allocate for a run with ARGS,
+# asked of bench itself (`bench ARGS --plan`: it resolves the options as
+# the run would, prints key=value lines and measures nothing).  Bench owns
+# the sizes, the huge page counts and the LLC it reports; the harness only
+# reads them.  Dies with bench's own refusal.
+BENCH_PLAN=''
+bench_plan() {
+	local out
+	out=$("$BENCH" "$@" --plan 2>&1) ||
+		die "bench refused --plan for '$*': $(printf '%s\n' "$out" | head -n 1)"
+	BENCH_PLAN=$out
+}
+
+# plan_value KEY: KEY's value in the last bench_plan; empty when absent.
+plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
+
+# bench_has_latency: a tiny chase; --help would succeed even in a bench
+# whose latency mode is not built yet.
+bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }
