@@ -6413,6 +6413,21 @@ static double runmed_get(const struct runmed *r)
 	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
 }
 
+/* Octaves from size a up to size b. */
+static double lat_octaves(double a, double b)
+{
+	return lat_ln(b / a) / lat_ln(2.0);
+}
+
+/* Points first..last are long enough to be a level, flat or climbing:
+ * LAT_PLATEAU_MIN_PTS points over LAT_PLATEAU_MIN_OCT octaves. */
+static int lat_stretch_spans(const double *bytes, int first, int last)
+{
+	return last - first + 1 >= LAT_PLATEAU_MIN_PTS &&
+	       lat_octaves(bytes[first], bytes[last]) >=
+		       LAT_PLATEAU_MIN_OCT - 1e-9;
+}
+
 /* Climbing levels.  A cache read at random can climb across its own
  * size (TLB reach, a slice further away) and still be a level, as a
  * person reading the graph sees it: a stretch whose log-slope is at most
@@ -6435,7 +6450,7 @@ static int lat_climbing(const double *bytes, const double *ns,
 		die("out of memory for plateau detection");
 	suf = g + n;
 	for (k = 0; k + 1 < n; k++)
-		g[k] = (s[k + 1] - s[k]) / (lat_ln(bytes[k + 1] / bytes[k]) / lat_ln(2.0));
+		g[k] = (s[k + 1] - s[k]) / lat_octaves(bytes[k], bytes[k + 1]);
 	for (gi = 0; gi <= m; gi++) {
 		int lo = gi == 0 ? 0 : st[gi - 1].last;
 		int hi = gi == m ? n - 1 : st[gi].first;
@@ -6453,9 +6468,7 @@ static int lat_climbing(const double *bytes, const double *ns,
 				run = k;
 			if (!flat && run >= 0) {
 				/* points run..k */
-				if (k - run + 1 >= LAT_PLATEAU_MIN_PTS &&
-				    lat_ln(bytes[k] / bytes[run]) / lat_ln(2.0) >=
-					    LAT_PLATEAU_MIN_OCT - 1e-9 &&
+				if (lat_stretch_spans(bytes, run, k) &&
 				    na < (int)(sizeof(add) / sizeof(add[0])) &&
 				    m + na < maxout) {
 					add[na].first = run;
@@ -6515,9 +6528,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			runmed_add(&rm, s[j]);
 			j++;
 		}
-		if (j - i >= LAT_PLATEAU_MIN_PTS &&
-		    lat_ln(bytes[j - 1] / bytes[i]) / lat_ln(2.0) >=
-			    LAT_PLATEAU_MIN_OCT - 1e-9) {
+		if (lat_stretch_spans(bytes, i, j - 1)) {
 			double lvl = median(ns + i, (size_t)(j - i));
 			/* a bump between two stretches at one level is noise */
 			if (m > 0 && abs_d(lat_ln(lvl / out[m - 1].ns)) <= tol) {
@@ -6667,7 +6678,7 @@ static double lat_median_gap(const double *bytes, int n)
 	if (!g)
 		die("out of memory for the summary");
 	for (i = 0; i + 1 < n; i++)
-		g[i] = lat_ln(bytes[i + 1] / bytes[i]) / lat_ln(2.0);
+		g[i] = lat_octaves(bytes[i], bytes[i + 1]);
 	med = median(g, (size_t)(n - 1));
 	free(g);
 	return med;
