@@ -3062,6 +3062,8 @@ struct system_info {
 	long long hp_total, hp_free, hp_rsvd, hp_kib;
 	struct cache_info caches[MAX_CACHES];
 	int ncaches;
+	int hypervisor;          /* the CPU says it runs under one */
+	const char *caches_fake; /* whose made-up sizes the caches are, or NULL */
 	int line;                /* data cache line in bytes, 0 unknown */
 	const char *line_source; /* where the OS said so */
 };
@@ -3219,6 +3221,18 @@ static int cache_instances(int index)
 	return n > 0 ? n : 1;
 }
 
+/* Whether word w appears in the space-separated list s. */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+	for (p = s; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == s || isspace((unsigned char)p[-1])) &&
+		    (p[n] == '\0' || isspace((unsigned char)p[n])))
+			return 1;
+	return 0;
+}
+
 static void collect_caches(struct system_info *si)
 {
 	int i;
@@ -3294,6 +3308,38 @@ static unsigned long long reported_cache(const struct system_info *si,
 		    strcmp(si->caches[i].type, "Instruction") != 0)
 			return si->caches[i].bytes;
 	return 0;
+}
+
+/* Cache sizes a hypervisor makes up.  A guest whose CPU model names no
+ * caches of its own, and whose host's are not passed through, gets
+ * QEMU's built-in descriptors (target/i386/cpu.c, "legacy" caches):
+ * L1d 32 KiB, L2 4 MiB, L3 16 MiB on Intel, L1d 64 KiB, L2 512 KiB and
+ * the same L3 on AMD; without l3-cache (older machine types) no L3.
+ * They describe no hardware: an Ice Lake Xeon Gold 6338's guest reported
+ * them (tests/fixtures/latency), against the 48 KB, 1.25 MB and 48 MB
+ * Intel documents.  Sizes alone could be a real CPU's (a Core 2 has a
+ * 32 KiB L1d and a 4 MiB L2), so they count only when the CPU says it
+ * runs under a hypervisor. */
+static const struct {
+	const char *who;
+	unsigned long long l1d, l2, l3;
+} fake_caches[] = {
+	{"QEMU's built-in Intel cache descriptors", 32ULL << 10, 4ULL << 20, 16ULL << 20},
+	{"QEMU's built-in AMD cache descriptors", 64ULL << 10, 512ULL << 10, 16ULL << 20},
+};
+
+static const char *made_up_caches(const struct system_info *si)
+{
+	unsigned long long l3 = reported_cache(si, 3);
+	size_t k;
+	if (!si->hypervisor || reported_cache(si, 4))
+		return NULL;
+	for (k = 0; k < sizeof(fake_caches) / sizeof(fake_caches[0]); k++)
+		if (reported_cache(si, 1) == fake_caches[k].l1d &&
+		    reported_cache(si, 2) == fake_caches[k].l2 &&
+		    (l3 == 0 || l3 == fake_caches[k].l3))
+			return fake_caches[k].who;
+	return NULL;
 }
 
 /* The L1 data cache's line size, 0 if not reported. */
@@ -3464,14 +3510,11 @@ static void collect_system(struct system_info *si)
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
 	snprintf(si->cpu_model, sizeof(si->cpu_model), "%s", si->machine);
 	if ((f = pseudo_open(path)) != NULL) {
-		while (fgets(line, sizeof(line), f)) {
+		int named = 0, flags = 0;
+		while ((!named || !flags) && fgets(line, sizeof(line), f)) {
 			char *colon = strchr(line, ':');
 			size_t n;
 			if (!colon)
-				continue;
-			if (strncmp(line, "model name", 10) != 0 &&
-			    strncmp(line, "cpu\t", 4) != 0 &&
-			    strncmp(line, "Hardware", 8) != 0)
 				continue;
 			colon++;
 			while (*colon == ' ' || *colon == '\t')
@@ -3479,8 +3522,18 @@ static void collect_system(struct system_info *si)
 			n = strlen(colon);
 			while (n && isspace((unsigned char)colon[n - 1]))
 				colon[--n] = '\0';
+			/* x86's first "flags" line: the CPU's own CPUID bits */
+			if (!flags && strncmp(line, "flags", 5) == 0 &&
+			    (line[5] == ' ' || line[5] == '\t')) {
+				flags = 1;
+				si->hypervisor = has_word(colon, "hypervisor");
+			}
+			if (named || (strncmp(line, "model name", 10) != 0 &&
+				      strncmp(line, "cpu\t", 4) != 0 &&
+				      strncmp(line, "Hardware", 8) != 0))
+				continue;
 			snprintf(si->cpu_model, sizeof(si->cpu_model), "%s", colon);
-			break;
+			named = 1;
 		}
 		fclose(f);
 	}
@@ -3504,6 +3557,7 @@ static void collect_system(struct system_info *si)
 	si->hp_rsvd = meminfo_value("HugePages_Rsvd");
 	si->hp_kib = meminfo_value("Hugepagesize");
 	collect_caches(si);
+	si->caches_fake = made_up_caches(si);
 	/* the L1 data line from sysfs; else what the auxiliary vector says */
 	for (i = 0; i < si->ncaches; i++)
 		if (si->caches[i].level == 1 && si->caches[i].line > 0 &&
@@ -3894,6 +3948,10 @@ static void print_system_text(const struct system_info *si)
 			printf(" x%d", si->caches[i].instances);
 	}
 	printf("%s\n", si->ncaches ? "" : " none");
+	if (si->caches_fake)
+		printf("Caches: these sizes are %s, which a guest gets when its "
+		       "CPU model names none: they are not the host's, and the "
+		       "latency summary does not use them\n", si->caches_fake);
 	if (si->line)
 		printf("Cache line: %d bytes (%s)\n", si->line, si->line_source);
 	else
@@ -3979,6 +4037,8 @@ static void json_system(const struct system_info *si)
 		json_close('}');
 	}
 	json_close(']');
+	json_bool("hypervisor", si->hypervisor);
+	json_str("caches_made_up_by", si->caches_fake);
 	if (si->line)
 		json_int("cache_line", si->line);
 	else
@@ -6329,6 +6389,8 @@ struct lat_summary {
 	int nnotes;
 	char note[LAT_MAX_NOTES][200];
 	double llc_fit; /* bytes, lat_fit_llc(); 0 when not fitted */
+	int ncaches;    /* the data caches it was read against, L1d first */
+	unsigned long long cache[LAT_MAX_LEVELS];
 };
 
 static void lat_note(struct lat_summary *s, const char *fmt, ...)
@@ -6659,7 +6721,7 @@ struct lat_ctx {
 static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
 				enum lat_pattern pattern)
 {
-	int lvl, top = reported_levels(si);
+	int lvl, top = si->caches_fake ? 0 : reported_levels(si);
 	memset(c, 0, sizeof(*c));
 	for (lvl = 1; lvl <= top && c->ncaches < LAT_MAX_LEVELS; lvl++)
 		if (reported_cache(si, lvl))
@@ -6822,6 +6884,8 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 
 	memset(sum, 0, sizeof(*sum));
 	sum->stride = stride;
+	sum->ncaches = ctx->ncaches;
+	memcpy(sum->cache, ctx->cache, sizeof(sum->cache));
 	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
 	if (n < LAT_SPARSE_MIN_PTS || gap >= LAT_SPARSE_GAP) {
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
@@ -7359,6 +7423,8 @@ static void lat_print_os_caches(const struct system_info *si)
 		format_bytes(b, sizeof(b), si->caches[i].bytes);
 		printf("%s %s %s", n++ ? " |" : "", name, b);
 	}
+	if (n && si->caches_fake)
+		printf(" (%s, not the host's: not used)", si->caches_fake);
 	printf("%s\n", n ? "" : " none");
 }
 
@@ -7537,6 +7603,10 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 	int i, k;
 	json_open(NULL, '{');
 	json_int("stride", (long long)s->stride);
+	json_open("caches", '[');
+	for (i = 0; i < s->ncaches; i++)
+		json_int(NULL, (long long)s->cache[i]);
+	json_close(']');
 	json_open("levels", '[');
 	for (i = 0; i < s->nlevels; i++) {
 		const struct lat_level *lv = &s->level[i];

@@ -159,6 +159,56 @@ os_clock_mhz() {
 		.build.compiler != null and .system.caches != null' >/dev/null
 }
 
+# guest_caches ROOT [FLAGS]: a fake sysfs and procfs under ROOT whose
+# caches are QEMU's built-in Intel descriptors (L1d 32 KiB, L2 4 MiB, L3
+# 16 MiB), and whose CPU has FLAGS.  Point MEMBENCH_SYSFS at ROOT/sys and
+# MEMBENCH_PROCFS at ROOT/proc.
+guest_caches() {
+	local root="$1" flags="$2" i d
+	local -a spec=("1 Data 32K" "1 Instruction 32K" "2 Unified 4096K" "3 Unified 16384K")
+	for i in 0 1 2 3; do
+		d="$root/sys/devices/system/cpu/cpu0/cache/index$i"
+		mkdir -p "$d"
+		set -- ${spec[$i]}
+		echo "$1" >"$d/level"
+		echo "$2" >"$d/type"
+		echo "$3" >"$d/size"
+		echo 64 >"$d/coherency_line_size"
+	done
+	mkdir -p "$root/proc"
+	printf 'processor\t: 0\nmodel name\t: Intel Xeon Processor (Icelake)\nflags\t\t: %s\n' \
+		"$flags" >"$root/proc/cpuinfo"
+}
+
+@test "a guest's made-up caches (QEMU's built-in ones) are said to be, and the summary is read without them" {
+	local g="$BATS_TEST_TMPDIR/guest" h="$BATS_TEST_TMPDIR/host"
+	guest_caches "$g" "fpu sse2 avx512f hypervisor"
+	guest_caches "$h" "fpu sse2 avx512f hypervisorx"
+	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run "$BENCH" info
+	assert_success
+	assert_line "Caches: these sizes are QEMU's built-in Intel cache descriptors, which a guest gets when its CPU model names none: they are not the host's, and the latency summary does not use them"
+	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	assert_success
+	jq -e '.system.hypervisor == true and
+		.system.caches_made_up_by == "QEMU'"'"'s built-in Intel cache descriptors" and
+		.summary[0].caches == [] and all(.summary[0].levels[]; .os_bytes == null)' <<<"$output" >/dev/null
+	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}"
+	assert_line "# OS-reported caches: L1d 32 KiB | L2 4 MiB | L3 16 MiB (QEMU's built-in Intel cache descriptors, not the host's: not used)"
+	# the same sizes on a CPU that runs under no hypervisor (a Core 2 has
+	# a 32 KiB L1d and a 4 MiB L2) are the OS's, and are used
+	MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	assert_success
+	jq -e '.system.hypervisor == false and .system.caches_made_up_by == null and
+		.summary[0].caches == [32768, 4194304, 16777216]' <<<"$output" >/dev/null
+	MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run "$BENCH" info
+	refute_line --partial "built-in"
+	# one size off is a real cache
+	echo 48K >"$g/sys/devices/system/cpu/cpu0/cache/index0/size"
+	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	jq -e '.system.caches_made_up_by == null and
+		.summary[0].caches == [49152, 4194304, 16777216]' <<<"$output" >/dev/null
+}
+
 @test "stride and page patterns run" {
 	run "$BENCH" latency "${SMALL[@]}" --pattern stride
 	assert_success
