@@ -149,9 +149,11 @@ loglin() {
 		>"$BATS_TEST_TMPDIR/squeezed-far.txt"
 	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride --caches 64K,512K,16M
 	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 16 ns'
-	# without them, nothing tells the L3's edge from a step
+	# without them, nothing tells the L3's edge from a step, and memory
+	# at 11 times the L1d is the prefetcher's: no level is named
 	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 19\.0 MiB 3\.4 ns \(4\.2 ns from 724\.1 KiB\) \| '
+	assert_line '# stride=64: no level named'
+	assert_line '# stride=64: the prefetcher hides the levels: a sequential chase with stride 64 rises from 1.5 to only 16 ns, and no cache sizes say where its levels end; use --pattern random'
 	# memory's own TLB step near a reported 64 MiB cache stays a step:
 	# memory arrived 3 times above the 44 ns level, not squeezed
 	summary "$FIX/curve-l3-44ns.txt" --caches 128K,4M,64M
@@ -182,6 +184,35 @@ loglin() {
 	summary "$BATS_TEST_TMPDIR/seq.txt" --caches 32K,1M,line=64
 	refute_output --partial 'prefetcher'
 	assert_line --regexp '^# stride=16: L1d '
+}
+
+@test "a sequential chase whose memory is not many times its L1d: memory's latency is hidden, and without caches no level is named" {
+	# a prefetched line-stride chase: L2 3.4 ns, L3 4.2 ns, memory 5.1 ns
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 5.1 18 5.1 \
+		>"$BATS_TEST_TMPDIR/streamed.txt"
+	summary "$BATS_TEST_TMPDIR/streamed.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns'
+	assert_line "# stride=64: memory's latency is hidden: this sequential chase's DRAM reads 5.1 ns, 3.4 times its L1d (a chase that waits for memory reads 20 times or more); use --pattern random"
+	# the same numbers from a random chase are what it measured
+	summary "$BATS_TEST_TMPDIR/streamed.txt" --caches 64K,512K,16M
+	refute_output --partial 'hidden'
+	# memory 27 times the L1d waited for memory
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 40 18 40 \
+		>"$BATS_TEST_TMPDIR/waited.txt"
+	summary "$BATS_TEST_TMPDIR/waited.txt" --pattern stride --caches 64K,512K,16M
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 40 ns'
+	refute_output --partial 'hidden'
+	summary "$BATS_TEST_TMPDIR/waited.txt" --pattern stride
+	refute_output --partial 'prefetcher'
+	# without cache sizes, nothing says where a streamed chase's levels
+	# end, and one that ends still short of memory may be streamed
+	summary "$BATS_TEST_TMPDIR/streamed.txt" --pattern stride
+	assert_line '# stride=64: no level named'
+	assert_line '# stride=64: the prefetcher hides the levels: a sequential chase with stride 64 rises from 1.5 to only 5.1 ns, and no cache sizes say where its levels end; use --pattern random'
+	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 18 4.2 | awk '!/^[0-9]/ || $1 <= 8' \
+		>"$BATS_TEST_TMPDIR/short.txt"
+	summary "$BATS_TEST_TMPDIR/short.txt" --pattern stride --caches 64K,512K,16M
+	assert_line --regexp '^# stride=64: DRAM not reached: the sweep ends at 8 MiB, at 4\.2 ns \(raise --max; or the prefetcher streams this sequential chase: use --pattern random\)$'
 }
 
 @test "--caches: sizes rise, and only a stored curve takes them" {
