@@ -84,6 +84,21 @@ product_shell_files() {
 	assert_output ''
 }
 
+@test "harness/lib: each file calls only into the files its Needs line names, and harness/lib.sh sources those first" {
+	cd "$MEMBENCH_ROOT"
+	run awk -f tests/lib_deps.awk harness/lib.sh harness/lib/*.sh
+	assert_success
+	assert_output ''
+	# every lib file has its Needs line
+	run grep -Lx '# Needs: .*' harness/lib/*.sh
+	assert_output ''
+	# and the check sees a call it was not told of
+	cp -r harness/lib harness/lib.sh "$BATS_TEST_TMPDIR/"
+	printf 'late() {\n\tsession_open\n}\n' >>"$BATS_TEST_TMPDIR/lib/options.sh"
+	run awk -f tests/lib_deps.awk "$BATS_TEST_TMPDIR/lib.sh" "$BATS_TEST_TMPDIR"/lib/*.sh
+	assert_output 'options calls session_open of session, which its Needs line does not name'
+}
+
 @test "one option loop: only harness/lib/options.sh walks the arguments (parse_options)" {
 	cd "$MEMBENCH_ROOT"
 	local files=()
