@@ -6865,29 +6865,17 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 	}
 }
 
-/* Read one stride's curve: its flat stretches become levels, memory is
- * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
- * are caches named in order and set beside the OS-reported sizes.  fit:
- * the curve is a uniform random chase, so lat_fit_llc() applies. */
-static void lat_analyse(const double *bytes, const double *ns, int n,
-			size_t stride, const struct lat_ctx *ctx, int fit,
-			struct lat_summary *sum)
+/* Whether the curve is one no level can be read from: too sparse, with
+ * no flat stretch, or a sequential chase the prefetcher streamed; the
+ * note that says so is added. */
+static int lat_unreadable(const double *bytes, const double *ns, int n,
+			  size_t stride, const struct lat_ctx *ctx,
+			  const struct lat_flat *fl, int m, struct lat_summary *sum)
 {
-	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
-	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
-	int m = lat_find_flats(bytes, ns, n, (double)llc * LAT_SIZE_AGREE, fl,
-			       LAT_MAX_LEVELS * LAT_MAX_STEPS);
-	int i, d, caches = 0, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
-	double end;
 	int line = ctx->line > 0 ? ctx->line : 64;
 	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
 
-	memset(sum, 0, sizeof(*sum));
-	sum->stride = stride;
-	sum->ncaches = ctx->ncaches;
-	memcpy(sum->cache, ctx->cache, sizeof(sum->cache));
-	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
 	if (n < LAT_SPARSE_MIN_PTS || gap >= LAT_SPARSE_GAP) {
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[0]);
 		format_bytes(b2, sizeof(b2), (unsigned long long)bytes[n - 1]);
@@ -6900,13 +6888,13 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 				 "to %s, a median of %.2g octaves apart (levels need "
 				 "points under %.2g octaves apart)", n, b1, b2, gap,
 				 LAT_SPARSE_GAP);
-		return;
+		return 1;
 	}
 	if (m == 0) {
 		lat_note(sum, "no plateau found: the curve has no flat stretch of %d "
 			 "points over %.2g octaves", LAT_PLATEAU_MIN_PTS,
 			 LAT_PLATEAU_MIN_OCT);
-		return;
+		return 1;
 	}
 	/* A sequential chase shorter than a line reads each line several
 	 * times; if even scaled by that the end is not far above the start,
@@ -6929,8 +6917,82 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 				 "chase with stride %zu rises from %.3g to only %.3g ns, "
 				 "and no cache sizes say where its levels end; use "
 				 "--pattern random", stride, fl[0].ns, ns[n - 1]);
-		return;
+		return 1;
 	}
+	return 0;
+}
+
+/* The notes under memory's level lv, after `caches` cache levels: still
+ * rising past the caches, reported caches the curve shows no plateau
+ * for (seen[k]: OS cache k was matched), a sequential chase that never
+ * waited for memory, and memory reached inside the reported LLC. */
+static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
+			   int m, const double *bytes, int n,
+			   const struct lat_ctx *ctx, int caches, const int *seen,
+			   struct lat_summary *sum)
+{
+	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	double end = lv->nsteps ? lv->step_ns[lv->nsteps - 1] : lv->ns;
+	char b1[32], b2[32];
+	int i;
+
+	if (fl[m - 1].rising) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[fl[m - 1].first]);
+		format_bytes(b2, sizeof(b2), llc);
+		lat_note(sum, "DRAM still rising: the sweep reaches %.3g times "
+			 "the OS-reported last-level cache of %s and the curve has "
+			 "not flattened, so DRAM's figure is its last points', from %s",
+			 bytes[n - 1] / (double)llc, b2, b1);
+	}
+	/* A reported cache no level matched, whose size the sweep covered:
+	 * the curve shows no plateau for it (a VM's share of a host's L3, a
+	 * partitioned cache).  Said, not guessed at. */
+	for (i = 0; i < ctx->ncaches; i++)
+		if (!seen[i] && (i >= caches || sum->level[i].agrees != 0)) {
+			format_bytes(b2, sizeof(b2), ctx->cache[i]);
+			lat_note(sum, "the OS reports L%d %s but the curve shows "
+				 "no plateau for it", i + 1, b2);
+		}
+	/* A sequential chase whose memory reads less than LAT_DRAM_RATIO
+	 * times its L1d did not wait for memory: the prefetcher streamed it,
+	 * or loads shared each line's miss. */
+	if (ctx->pattern == P_STRIDE && caches > 0 &&
+	    end < LAT_DRAM_RATIO * sum->level[0].ns)
+		lat_note(sum, "memory's latency is hidden: this sequential "
+			 "chase's DRAM reads %.3g ns, %.2g times its L1d (a "
+			 "chase that waits for memory reads %.3g times or more); "
+			 "use --pattern random", end, end / sum->level[0].ns,
+			 LAT_DRAM_RATIO);
+	if (llc && lv->from < (double)llc / LAT_SIZE_AGREE) {
+		format_bytes(b1, sizeof(b1), (unsigned long long)lv->from);
+		format_bytes(b2, sizeof(b2), llc);
+		lat_note(sum, "DRAM latency is reached at %s, inside the "
+			 "OS-reported last-level cache of %s", b1, b2);
+	}
+}
+
+/* Read one stride's curve: its flat stretches become levels, memory is
+ * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
+ * are caches named in order and set beside the OS-reported sizes.  fit:
+ * the curve is a uniform random chase, so lat_fit_llc() applies. */
+static void lat_analyse(const double *bytes, const double *ns, int n,
+			size_t stride, const struct lat_ctx *ctx, int fit,
+			struct lat_summary *sum)
+{
+	struct lat_flat fl[LAT_MAX_LEVELS * LAT_MAX_STEPS];
+	unsigned long long llc = ctx->ncaches ? ctx->cache[ctx->ncaches - 1] : 0;
+	int m = lat_find_flats(bytes, ns, n, (double)llc * LAT_SIZE_AGREE, fl,
+			       LAT_MAX_LEVELS * LAT_MAX_STEPS);
+	int d, caches, dram = 0, matched = 0, seen[LAT_MAX_LEVELS] = {0};
+	char b1[32];
+
+	memset(sum, 0, sizeof(*sum));
+	sum->stride = stride;
+	sum->ncaches = ctx->ncaches;
+	memcpy(sum->cache, ctx->cache, sizeof(sum->cache));
+	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
+	if (lat_unreadable(bytes, ns, n, stride, ctx, fl, m, sum))
+		return;
 	/* Memory: the stretch the curve ends on, and the steps before it. */
 	d = m - 1;
 	while (d > 0 && fl[d].ns < fl[d - 1].ns * LAT_DRAM_STEP &&
@@ -6963,40 +7025,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		strcpy(lv->name, "DRAM");
 		lv->boundary = 0;
 		lv->agrees = -1;
-		if (fl[m - 1].rising) {
-			format_bytes(b1, sizeof(b1), (unsigned long long)bytes[fl[m - 1].first]);
-			format_bytes(b2, sizeof(b2), llc);
-			lat_note(sum, "DRAM still rising: the sweep reaches %.3g times "
-				 "the OS-reported last-level cache of %s and the curve has "
-				 "not flattened, so DRAM's figure is its last points', from %s",
-				 bytes[n - 1] / (double)llc, b2, b1);
-		}
-		/* A reported cache no level matched, whose size the sweep
-		 * covered: the curve shows no plateau for it (a VM's share of
-		 * a host's L3, a partitioned cache).  Said, not guessed at. */
-		for (i = 0; i < ctx->ncaches; i++)
-			if (!seen[i] && (i >= caches || sum->level[i].agrees != 0)) {
-				format_bytes(b2, sizeof(b2), ctx->cache[i]);
-				lat_note(sum, "the OS reports L%d %s but the curve shows "
-					 "no plateau for it", i + 1, b2);
-			}
-		/* A sequential chase whose memory reads less than
-		 * LAT_DRAM_RATIO times its L1d did not wait for memory: the
-		 * prefetcher streamed it, or loads shared each line's miss. */
-		end = lv->nsteps ? lv->step_ns[lv->nsteps - 1] : lv->ns;
-		if (ctx->pattern == P_STRIDE && caches > 0 &&
-		    end < LAT_DRAM_RATIO * sum->level[0].ns)
-			lat_note(sum, "memory's latency is hidden: this sequential "
-				 "chase's DRAM reads %.3g ns, %.2g times its L1d (a "
-				 "chase that waits for memory reads %.3g times or more); "
-				 "use --pattern random", end, end / sum->level[0].ns,
-				 LAT_DRAM_RATIO);
-		if (llc && lv->from < (double)llc / LAT_SIZE_AGREE) {
-			format_bytes(b1, sizeof(b1), (unsigned long long)lv->from);
-			format_bytes(b2, sizeof(b2), llc);
-			lat_note(sum, "DRAM latency is reached at %s, inside the "
-				 "OS-reported last-level cache of %s", b1, b2);
-		}
+		lat_dram_notes(lv, fl, m, bytes, n, ctx, caches, seen, sum);
 	}
 }
 
