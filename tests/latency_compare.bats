@@ -105,11 +105,16 @@ result_dir() { dir=$(echo "$MEMBENCH_RESULTS"/*/*-latency-compare); [ -d "$dir" 
 
 @test "lat_mem_rd (by --kind) gets -t -P 1 SIZE_MB STRIDE and its largest size's line is taken" {
 	# a name it cannot tell needs --kind (the bad input test has the
-	# refusal; its lat_mem_rd-only size refusal shows the name is read)
-	fake_tool "$F/lmrd" ref lat_mem_rd
+	# refusal; its lat_mem_rd-only size refusal shows the name is read);
+	# the path is data, never code
+	d='a dir $(touch pwned)`touch pwned`'
+	mkdir "$F/$d"
+	fake_tool "$F/$d/lmrd" ref lat_mem_rd
 	ARGS=(--kind lat_mem_rd --size 256M --stride 64 --rounds 1 --warmup 0)
-	compare lmrd 95.5
+	cd "$BATS_TEST_TMPDIR"
+	compare "$d/lmrd" 95.5
 	assert_success
+	[ -z "$(find "$BATS_TEST_TMPDIR" -name pwned)" ]
 	assert_equal "$(cut -d' ' -f1-6 "$F/log" | head -n1)" 'ref -t -P 1 256 64'
 	result_dir
 	assert_equal "$(sed 1d "$dir/rates.txt")" '1 95.5 100 100'
