@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # its variables are read by the files and commands that source it
-# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, and step_run, one bench run into step-NNN.*
+# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, step_run, one bench run into step-NNN.*, and alternate_rounds, the ABBA rounds of bench-compare and latency-compare
 # Needs: every lib file below it: messages, options, knobs, topology, binding, settings, provenance, resultsdir, lock, progress.  Sourced after them, never run.
 
 STEP=0 FAILED_STEPS=0 INTERRUPTED=0
