@@ -132,11 +132,11 @@ strict_build() {
 	[ -s "$dir/provenance.txt" ]
 }
 
-@test "make run, matrix and bench-compare share one results root and WAIT_LOCK" {
+@test "make run, matrix, bench-compare and latency-compare share one results root and WAIT_LOCK" {
 	[ -f "$MEMBENCH_ROOT/Makefile" ] || skip "run ./configure first"
 	# One root for all three, so a non-root user's lock (<root>/.lock) is
 	# the same lock; MEMBENCH_RESULTS chooses it unless RESULTS is given.
-	for target in run matrix bench-compare; do
+	for target in run matrix bench-compare latency-compare; do
 		run env -u MEMBENCH_RESULTS make -n -C "$MEMBENCH_ROOT" "$target" REF=s.c
 		assert_success
 		assert_output --partial -- '--results "results"'

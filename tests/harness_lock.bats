@@ -123,6 +123,7 @@ release_lock() {
 		"harness/sweep-size --llc 1M --multiples 1" "harness/sweep-latency-pages --modes thp-never" \
 		"harness/sweep-freq --freqs 2000" "harness/time-latency-sweep -n 1" \
 		"harness/bench-compare --ref $HARNESS_REPO/bench.c --size 1000 --rounds 1" \
+		"harness/latency-compare --ref $MEMBENCH_BENCH --kind multichase --size 64K --rounds 1" \
 		"matrix/run-matrix $m"; do
 		read -r -a argv <<<"$cmd"
 		run "$HARNESS_REPO/${argv[0]}" "${argv[@]:1}"

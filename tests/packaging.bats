@@ -41,7 +41,7 @@ expected_tree() {
 	local f mode
 	{
 		echo "755 usr/local/bin/membench"
-		for c in bench-compare compare report restore run run-matrix submission sweep-bind sweep-freq sweep-latency-pages \
+		for c in bench-compare compare latency-compare report restore run run-matrix submission sweep-bind sweep-freq sweep-latency-pages \
 			sweep-size sweep-threads verify; do
 			echo "755 usr/local/bin/membench-$c"
 		done

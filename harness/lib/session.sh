@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # its variables are read by the files and commands that source it
-# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, and step_run, one bench run into step-NNN.*
+# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, step_run, one bench run into step-NNN.*, and alternate_rounds, the ABBA rounds of bench-compare and latency-compare
 # Needs: every lib file below it: messages, options, knobs, topology, binding, settings, provenance, resultsdir, lock, progress.  Sourced after them, never run.
 
 STEP=0 FAILED_STEPS=0 INTERRUPTED=0
@@ -201,4 +201,39 @@ step_run() {
 	if [ -s "$err" ]; then mv "$err" "$RESULTS_DIR/step-$num.stderr"; else rm -f "$err"; fi
 	[ "$rc" != 2 ] || note "step $STEP: bench said: $(head -n1 "$RESULTS_DIR/step-$num.stderr" 2>/dev/null)"
 	return 0
+}
+
+# check_round_counts: ROUNDS (1 or more) and WARMUP (0 to 100) of a
+# command that alternates its sides (bench-compare, latency-compare);
+# WARMUP is left in decimal.
+check_round_counts() {
+	[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds: '$ROUNDS' is not a positive integer"
+	if ! [[ "$WARMUP" =~ ^[0-9]{1,3}$ ]] || ((10#$WARMUP > 100)); then
+		die "--warmup: '$WARMUP' is not a whole number of rounds from 0 to 100"
+	fi
+	WARMUP=$((10#$WARMUP))
+}
+
+# alternate_rounds RUN NAME...: WARMUP warm-up rounds, then rounds 1 to
+# ROUNDS, each calling `RUN NAME ROUND` once per NAME.  Warm-up rounds come
+# first, in round 1's order, with ROUND w1, w2...: the first processes
+# after a quiet spell ran up to 45% slower here, so their figures are kept
+# apart.  Every second counted round runs the NAMEs in reverse (ABBA), so
+# a slow drift of the machine hits every side alike.
+alternate_rounds() {
+	local run=$1 i j round label name order
+	shift
+	for ((i = 1 - WARMUP; i <= ROUNDS; i++)); do
+		round=$i label="round $i of $ROUNDS"
+		((i > 0)) || round=w$((i + WARMUP)) label="warm-up round $((i + WARMUP)) of $WARMUP"
+		order=("$@")
+		if ((i > 0 && i % 2 == 0)); then
+			order=()
+			for ((j = $#; j >= 1; j--)); do order+=("${!j}"); done
+		fi
+		for name in "${order[@]}"; do
+			note "$label: $name"
+			"$run" "$name" "$round"
+		done
+	done
 }
