@@ -6,6 +6,8 @@
 
 load test_helper
 
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; } # the full tier runs a file's tests in order (CONTRIBUTING.md)
+
 # Results go to the test's own directory, never the work tree's results/.
 setup() {
 	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
