@@ -6865,6 +6865,15 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 	}
 }
 
+/* Whether a sequential chase that starts at `first` ns (0: no first
+ * level) and ends at `end` ns never waited for memory: it ends less than
+ * LAT_DRAM_RATIO times above its start, so the prefetcher streamed it or
+ * loads shared each line's miss. */
+static int lat_streamed(const struct lat_ctx *ctx, double first, double end)
+{
+	return ctx->pattern == P_STRIDE && first > 0 && end < LAT_DRAM_RATIO * first;
+}
+
 /* Whether the curve is one no level can be read from: too sparse, with
  * no flat stretch, or a sequential chase the prefetcher streamed; the
  * note that says so is added. */
@@ -6873,6 +6882,7 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 			  const struct lat_flat *fl, int m, struct lat_summary *sum)
 {
 	int line = ctx->line > 0 ? ctx->line : 64;
+	int below = stride > 0 && stride < (size_t)line;
 	double gap = lat_median_gap(bytes, n);
 	char b1[32], b2[32];
 
@@ -6903,11 +6913,10 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 	 * are: a prefetcher that streams a line-stride chase hides L2 and
 	 * L3 alike (1.1 ns to 3 MiB on the AMD Zen 5 guest, which reports
 	 * no caches), and its first rise is not the L1d's edge. */
-	if (ctx->pattern == P_STRIDE && stride > 0 &&
-	    (stride < (size_t)line || ctx->ncaches == 0) &&
-	    ns[n - 1] * (stride < (size_t)line ? (double)line / (double)stride : 1.0) <
-		    LAT_DRAM_RATIO * fl[0].ns) {
-		if (stride < (size_t)line)
+	if (stride > 0 && (below || ctx->ncaches == 0) &&
+	    lat_streamed(ctx, fl[0].ns,
+			 ns[n - 1] * (below ? (double)line / (double)stride : 1.0))) {
+		if (below)
 			lat_note(sum, "the prefetcher hides the levels: a sequential "
 				 "chase with stride %zu, below the %d-byte line, rises "
 				 "from %.3g to only %.3g ns; use --pattern random",
@@ -6953,11 +6962,7 @@ static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl
 			lat_note(sum, "the OS reports L%d %s but the curve shows "
 				 "no plateau for it", i + 1, b2);
 		}
-	/* A sequential chase whose memory reads less than LAT_DRAM_RATIO
-	 * times its L1d did not wait for memory: the prefetcher streamed it,
-	 * or loads shared each line's miss. */
-	if (ctx->pattern == P_STRIDE && caches > 0 &&
-	    end < LAT_DRAM_RATIO * sum->level[0].ns)
+	if (lat_streamed(ctx, caches ? sum->level[0].ns : 0, end))
 		lat_note(sum, "memory's latency is hidden: this sequential "
 			 "chase's DRAM reads %.3g ns, %.2g times its L1d (a "
 			 "chase that waits for memory reads %.3g times or more); "
@@ -7013,8 +7018,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
 		lat_note(sum, "DRAM not reached: the sweep ends at %s, at %.3g ns "
 			 "(raise --max%s)", b1, ns[n - 1],
-			 ctx->pattern == P_STRIDE && caches > 0 &&
-			 ns[n - 1] < LAT_DRAM_RATIO * sum->level[0].ns
+			 lat_streamed(ctx, caches ? sum->level[0].ns : 0, ns[n - 1])
 			 ? "; or the prefetcher streams this sequential chase: "
 			   "use --pattern random" : "");
 		return;
