@@ -100,6 +100,20 @@ bench_mode() {
 	case "${1:-}" in stream|latency|all|info) printf '%s' "$1" ;; *) printf 'stream' ;; esac
 }
 
+# run_watched OUT ERR CMD...: run CMD, its stdout to OUT and stderr to
+# ERR, in the background so that a signal reaches our trap at once, not
+# when CMD has finished (on_signal stops it first, by STEP_PID); its exit
+# status in RC.
+run_watched() {
+	local out=$1 err=$2
+	shift 2
+	RC=0
+	"$@" >"$out" 2>"$err" &
+	STEP_PID=$!
+	wait "$STEP_PID" || RC=$?
+	STEP_PID=''
+}
+
 # step_run WHAT PARAMS_JSON WEIGHT BENCH_ARGS...: run bench once, write
 # step-NNN.raw (bench's stdout as printed), step-NNN.stderr and step-NNN.json
 # (the harness's record of the step, with bench's own JSON inside).
@@ -131,12 +145,8 @@ step_run() {
 	raw=$RESULTS_DIR/.step-$num.raw.tmp.$$
 	err=$RESULTS_DIR/.step-$num.stderr.tmp.$$
 	bjson=$RESULTS_DIR/.step-$num.bench.json.tmp.$$
-	# bench runs in the background so that a signal reaches our trap at
-	# once, not when bench has finished; on_signal stops it first.
-	"${cmd[@]}" >"$raw" 2>"$err" &
-	STEP_PID=$!
-	wait "$STEP_PID" || rc=$?
-	STEP_PID=''
+	run_watched "$raw" "$err" "${cmd[@]}"
+	rc=$RC
 	progress_done "$weight"
 	# A full results file system cuts bench's output short, and bench
 	# then fails for want of room, not of memory bandwidth: say so, keep
