@@ -353,6 +353,23 @@
 #ifndef LAT_SPARSE_MIN_PTS
 #define LAT_SPARSE_MIN_PTS 6
 #endif
+/* The summary ends with the curve's tail: the median of its last
+ * LAT_TAIL_PTS points, the latency at the largest sizes measured,
+ * whatever the levels (memory that keeps climbing past its last stretch,
+ * as 4 KiB pages outgrow the TLBs or far memory does, is quoted where it
+ * ends, not from the stretch's median).  A median, not the last point,
+ * because a sweep's single points can be wild (a preempted window, a
+ * point at the cap); the last three, not the points of a fixed span,
+ * because a curve one point an octave apart has one point in any short
+ * span.  At bench's default eight steps an octave they lie within
+ * LAT_TAIL_OCT octaves of the end and are labelled with the largest
+ * size; points spread wider are labelled with the sizes they span. */
+#ifndef LAT_TAIL_PTS
+#define LAT_TAIL_PTS 3
+#endif
+#ifndef LAT_TAIL_OCT
+#define LAT_TAIL_OCT 0.25
+#endif
 /* A probe at least this slow is beyond the caches of the machines this
  * was tuned on, and settles first (LAT_SETTLE_NS); only timing uses it. */
 #ifndef LAT_DRAM_MIN_NS
@@ -6389,6 +6406,10 @@ struct lat_summary {
 	int nnotes;
 	char note[LAT_MAX_NOTES][200];
 	double llc_fit; /* bytes, lat_fit_llc(); 0 when not fitted */
+	/* the tail: the median of the last tail_pts points (LAT_TAIL_PTS),
+	 * from tail_from to tail_bytes */
+	double tail_ns, tail_bytes, tail_from;
+	int tail_pts;
 	int ncaches;    /* the data caches it was read against, L1d first */
 	unsigned long long cache[LAT_MAX_LEVELS];
 };
@@ -6976,6 +6997,20 @@ static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl
 	}
 }
 
+/* The curve's tail, the summary's last figure: the median of its last
+ * LAT_TAIL_PTS points (fewer on a shorter curve). */
+static void lat_tail(const double *bytes, const double *ns, int n,
+		     struct lat_summary *sum)
+{
+	int k = n < LAT_TAIL_PTS ? n : LAT_TAIL_PTS;
+	if (k < 1)
+		return;
+	sum->tail_pts = k;
+	sum->tail_ns = median(ns + n - k, (size_t)k);
+	sum->tail_bytes = bytes[n - 1];
+	sum->tail_from = bytes[n - k];
+}
+
 /* Read one stride's curve: its flat stretches become levels, memory is
  * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
  * are caches named in order and set beside the OS-reported sizes.  fit:
@@ -6996,6 +7031,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	sum->ncaches = ctx->ncaches;
 	memcpy(sum->cache, ctx->cache, sizeof(sum->cache));
 	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
+	lat_tail(bytes, ns, n, sum);
 	if (lat_unreadable(bytes, ns, n, stride, ctx, fl, m, sum))
 		return;
 	/* Memory: the stretch the curve ends on, and the steps before it. */
@@ -7445,9 +7481,28 @@ static void lat_report_block_end(void)
 		fprintf(lat_curve_fp, "\n");
 }
 
+/* Where the tail's points lie: the largest size when they are within
+ * LAT_TAIL_OCT octaves of it, else the sizes they span. */
+static void lat_tail_sizes(char *buf, size_t len, const struct lat_summary *s)
+{
+	char b1[32], b2[32], *u1, *u2;
+	format_bytes(b2, sizeof(b2), (unsigned long long)s->tail_bytes);
+	/* (sizes are whole strides, a hair under the geometric steps) */
+	if (lat_octaves(s->tail_from, s->tail_bytes) <= LAT_TAIL_OCT + 1e-3) {
+		snprintf(buf, len, "%s", b2);
+		return;
+	}
+	format_bytes(b1, sizeof(b1), (unsigned long long)s->tail_from);
+	u1 = strchr(b1, ' ');
+	u2 = strchr(b2, ' ');
+	if (u1 && u2 && strcmp(u1, u2) == 0) /* 128-512 MiB */
+		*u1 = '\0';
+	snprintf(buf, len, "%s-%s", b1, b2);
+}
+
 static void lat_print_levels(const struct lat_summary *s, double mhz)
 {
-	char b[32];
+	char b[64];
 	size_t stride = s->stride;
 	int i, k;
 	printf("# stride=%zu:", stride);
@@ -7461,12 +7516,21 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 		printf(" %.3g ns", lv->ns);
 		if (mhz > 0)
 			printf(" %.1f cyc", lv->ns * mhz / 1e3);
+		if (lv->boundary == 0 && lv->from > 0) {
+			format_bytes(b, sizeof(b), (unsigned long long)lv->from);
+			printf(" from %s", b);
+		}
 		for (k = 0; k < lv->nsteps; k++) {
 			format_bytes(b, sizeof(b), (unsigned long long)lv->step_at[k]);
 			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
 		}
 	}
-	printf("%s\n", s->nlevels ? "" : " no level named");
+	printf("%s", s->nlevels ? "" : " no level named");
+	if (s->tail_pts > 0) {
+		lat_tail_sizes(b, sizeof(b), s);
+		printf("%s %.3g ns at %s", s->nlevels ? "," : ";", s->tail_ns, b);
+	}
+	printf("\n");
 	for (i = 0; i < s->nnotes; i++)
 		printf("# stride=%zu: %s\n", stride, s->note[i]);
 }
@@ -7701,6 +7765,17 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 		json_str(NULL, s->note[i]);
 	json_close(']');
 	json_num("llc_fit_bytes", s->llc_fit > 0 ? s->llc_fit : NAN);
+	if (s->tail_pts > 0) {
+		json_open("tail", '{');
+		json_num("ns", s->tail_ns);
+		json_num("cycles", mhz > 0 ? s->tail_ns * mhz / 1e3 : NAN);
+		json_num("bytes", s->tail_bytes);
+		json_num("from_bytes", s->tail_from);
+		json_int("points", s->tail_pts);
+		json_close('}');
+	} else {
+		json_str("tail", NULL);
+	}
 	json_close('}');
 }
 

@@ -313,13 +313,13 @@ DRAM 102'
 		near($l[3].steps[0].from_bytes; 67108864; 1.41)' >/dev/null
 	run "$BENCH" latency --curve-in "$FIX/curve-dram-step.txt"
 	assert_success
-	assert_line --regexp '^# stride=64: L1d .* \| L3 [0-9.]+ MiB 1[34][.0-9]* ns \| DRAM 1[23][0-9] ns \((19|20)[0-9] ns from [0-9.]+ MiB\)$'
+	assert_line --regexp '^# stride=64: L1d .* \| L3 [0-9.]+ MiB 1[34][.0-9]* ns \| DRAM 1[23][0-9] ns from [0-9.]+ MiB \((19|20)[0-9] ns from [0-9.]+ MiB\), (19|20)[0-9] ns at 256 MiB$'
 }
 
 @test "detector: a sweep that stops in L2 says DRAM was not reached" {
 	run "$BENCH" latency --curve-in "$FIX/curve-no-dram.txt"
 	assert_success
-	assert_line --regexp '^# stride=64: L1d .* \| L2 3.[0-9]+ ns$'
+	assert_line --regexp '^# stride=64: L1d .* \| L2 3\.[0-9]+ ns from [0-9.]+ KiB, 3\.[0-9]+ ns at 1 MiB$'
 	assert_line --partial 'DRAM not reached'
 }
 
