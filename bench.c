@@ -282,7 +282,7 @@
  * between the flat stretches, a stretch of as many points and octaves
  * whose log-slope (per octave) is at most LAT_CLIMB_FRAC of the steepest
  * rise on each side of it is one too (the real curves read right from
- * 0.65 to 0.85 of it).  A stretch less than LAT_LEVEL_JUMP times
+ * 0.63 to 0.88 of it).  A stretch less than LAT_LEVEL_JUMP times
  * slower than the one before is a step (TLB reach, typically) inside the
  * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
  * LAT_SIZE_AGREE below the reported cache the level is to match, when the
@@ -370,6 +370,25 @@
 #ifndef LAT_TAIL_OCT
 #define LAT_TAIL_OCT 0.25
 #endif
+/* How sure the summary is of each level: the curve is read again
+ * LAT_RESAMPLES times with its own point-to-point noise added afresh (each
+ * point's log latency is the curve's smoothed value plus a residual drawn
+ * at random from the curve's own residuals: a residual bootstrap, seeded
+ * with a constant so that a curve always gets the same answer), and a
+ * level is certain when at least LAT_CERTAIN of those readings name it
+ * alike (the same name, its edge within LAT_SIZE_AGREE).  A level that
+ * only the exact noise of this run produced, or that this noise could as
+ * well have hidden, is marked uncertain instead of being stated as fact.
+ * Curves of more than LAT_RESAMPLE_MAX_PTS points are not resampled. */
+#ifndef LAT_RESAMPLES
+#define LAT_RESAMPLES 32
+#endif
+#ifndef LAT_CERTAIN
+#define LAT_CERTAIN 0.8
+#endif
+#ifndef LAT_RESAMPLE_MAX_PTS
+#define LAT_RESAMPLE_MAX_PTS 4096
+#endif
 /* A probe at least this slow is beyond the caches of the machines this
  * was tuned on, and settles first (LAT_SETTLE_NS); only timing uses it. */
 #ifndef LAT_DRAM_MIN_NS
@@ -421,7 +440,7 @@
 #define LAT_MAX_STRIDES 16
 #define LAT_MAX_LEVELS 8
 #define LAT_MAX_STEPS 4
-#define LAT_MAX_NOTES 8
+#define LAT_MAX_NOTES 12
 #define LAT_LOADED_MAX_WINDOWS 4096
 #define LAT_MAX_DELAYS 32    /* --delays entries */
 #define LAT_MAX_RW 8         /* --rw mixes */
@@ -6397,6 +6416,10 @@ struct lat_level {
 	double step_at[LAT_MAX_STEPS], step_ns[LAT_MAX_STEPS];
 	unsigned long long os_bytes; /* OS-reported size of this level */
 	int agrees;                  /* 1, 0, or -1 when it cannot be told */
+	/* share of the resampled readings that name it alike
+	 * (LAT_RESAMPLES); -1: not resampled */
+	double confidence;
+	double edge_lo, edge_hi;     /* its edge across those readings */
 };
 
 struct lat_summary {
@@ -7069,6 +7092,103 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	}
 }
 
+/* The analysis's own generator (xorshift64*), apart from the chains'
+ * (lat_random), so that reading a curve never changes the chase orders
+ * of the strides measured after it. */
+static uint64_t lat_resample_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Read one stride's curve (lat_analyse), then read it again
+ * LAT_RESAMPLES times with its own noise drawn afresh, and set each
+ * level's confidence: the share of those readings that name a level
+ * alike, the same name with its edge within LAT_SIZE_AGREE (or, for the
+ * level the curve ends in, none).  An uncertain level gets a note. */
+static void lat_read_curve(const double *bytes, const double *ns, int n,
+			   size_t stride, const struct lat_ctx *ctx, int fit,
+			   struct lat_summary *sum)
+{
+	struct lat_summary *re;
+	double *y, *s, *r, *alt;
+	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
+	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
+	char b1[32], b2[32];
+
+	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
+	for (i = 0; i < sum->nlevels; i++)
+		sum->level[i].confidence = -1;
+	if (sum->nlevels == 0 || n < 3 || n > LAT_RESAMPLE_MAX_PTS)
+		return;
+	re = malloc(sizeof(*re));
+	y = malloc((size_t)n * 4 * sizeof(*y));
+	if (!re || !y)
+		die("out of memory for the summary");
+	s = y + n;
+	r = s + n;
+	alt = r + n;
+	for (i = 0; i < n; i++)
+		y[i] = lat_ln(ns[i] > 1e-6 ? ns[i] : 1e-6);
+	/* the smoothed curve (a median of three, as the detector smooths)
+	 * and each point's residual from it */
+	for (i = 0; i < n; i++) {
+		int c = i == 0 ? 1 : i == n - 1 ? n - 2 : i; /* the ends: their three */
+		s[i] = lat_median3(y[c - 1], y[c], y[c + 1]);
+		r[i] = y[i] - s[i];
+	}
+	for (i = 0; i < sum->nlevels; i++) {
+		sum->level[i].edge_lo = sum->level[i].boundary;
+		sum->level[i].edge_hi = sum->level[i].boundary;
+	}
+	for (k = 0; k < LAT_RESAMPLES; k++) {
+		for (i = 0; i < n; i++)
+			alt[i] = lat_exp(s[i] + r[lat_resample_random(&state) % (uint64_t)n]);
+		lat_analyse(bytes, alt, n, stride, ctx, 0, re);
+		for (i = 0; i < sum->nlevels; i++) {
+			struct lat_level *lv = &sum->level[i];
+			for (j = 0; j < re->nlevels; j++)
+				if (strcmp(re->level[j].name, lv->name) == 0)
+					break;
+			if (j == re->nlevels)
+				continue;
+			if (re->level[j].boundary > 0) {
+				if (re->level[j].boundary < lv->edge_lo || lv->edge_lo == 0)
+					lv->edge_lo = re->level[j].boundary;
+				if (re->level[j].boundary > lv->edge_hi)
+					lv->edge_hi = re->level[j].boundary;
+			}
+			if (lv->boundary > 0 ? lat_agrees(re->level[j].boundary, lv->boundary)
+					     : re->level[j].boundary == 0)
+				hits[i]++;
+		}
+	}
+	for (i = 0; i < sum->nlevels; i++) {
+		struct lat_level *lv = &sum->level[i];
+		lv->confidence = (double)hits[i] / LAT_RESAMPLES;
+		if (lv->confidence >= LAT_CERTAIN)
+			continue;
+		if (lv->edge_lo > 0 && lv->edge_hi > lv->edge_lo) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->edge_lo);
+			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_hi);
+			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
+				 "curve with its own point-to-point noise drawn afresh "
+				 "name it alike (its edge in them from %s to %s)",
+				 lv->name, hits[i], LAT_RESAMPLES, b1, b2);
+		} else {
+			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
+				 "curve with its own point-to-point noise drawn afresh "
+				 "name it alike", lv->name, hits[i], LAT_RESAMPLES);
+		}
+	}
+	free(y);
+	free(re);
+}
+
 /* ======================================================================
  * 18 Load and MLP: latency under load, memory-level parallelism.
  * ====================================================================== */
@@ -7508,7 +7628,8 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 	printf("# stride=%zu:", stride);
 	for (i = 0; i < s->nlevels; i++) {
 		const struct lat_level *lv = &s->level[i];
-		printf("%s %s", i ? " |" : "", lv->name);
+		printf("%s %s%s", i ? " |" : "", lv->name,
+		       lv->confidence >= 0 && lv->confidence < LAT_CERTAIN ? "?" : "");
 		if (lv->boundary > 0) {
 			format_bytes(b, sizeof(b), (unsigned long long)lv->boundary);
 			printf(" %s", b);
@@ -7749,6 +7870,11 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 			json_str("agrees", NULL);
 		else
 			json_bool("agrees", lv->agrees);
+		json_num("confidence", lv->confidence >= 0 ? lv->confidence : NAN);
+		if (lv->confidence < 0)
+			json_str("certain", NULL);
+		else
+			json_bool("certain", lv->confidence >= LAT_CERTAIN);
 		json_open("steps", '[');
 		for (k = 0; k < lv->nsteps; k++) {
 			json_open(NULL, '{');
@@ -8139,8 +8265,8 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			yn[i] = r->pts[first + i].ns;
 		}
 		lat_ctx_from_system(&ctx, si, o->pattern);
-		lat_analyse(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
-			    &r->sums[s]);
+		lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
+			       &r->sums[s]);
 		free(xb);
 		free(yn);
 		if (s == 0 && o->chains > 1)
@@ -8218,8 +8344,8 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		sums = realloc(sums, (size_t)(blocks + 1) * sizeof(*sums));
 		if (!sums)
 			die("out of memory reading --curve-in");
-		lat_analyse(bytes, ns, n, (size_t)stride, &ctx,
-			    o->pattern == P_RANDOM, &sums[blocks++]);
+		lat_read_curve(bytes, ns, n, (size_t)stride, &ctx,
+			       o->pattern == P_RANDOM, &sums[blocks++]);
 		n = 0;
 		done = eof;
 	}

@@ -145,6 +145,35 @@ loglin() {
 	assert_line --regexp '; 157 ns at 512 MiB-2 GiB$'
 }
 
+@test "a level the curve's own noise could as well hide or split is marked uncertain, in text and JSON; clear levels are not" {
+	local zen=$FIX/latency/epyc-zen5-vm-random.txt
+	# as stored, every level of the Zen 5 guest's curve is read alike
+	# when its own point-to-point noise is drawn afresh
+	run "$BENCH" latency --curve-in "$zen" --caches 48K,1M,32M --json
+	jq -e '.summary[0].levels | length == 4 and
+		all(.certain == true and .confidence >= 0.8)' <<<"$output" >/dev/null
+	summary "$zen" --caches 48K,1M,32M
+	refute_output --partial '?'
+	refute_output --partial 'uncertain'
+	# the same curve, each point off by up to 18% (a fixed pattern):
+	# its L3 share reads as two levels, and the summary says it is unsure
+	awk '/^[0-9]/ { k++; printf "%s %.3f\n", $1, $2 * (1 + 0.03 * ((k * 31) % 13 - 6)); next }
+		{ print }' "$zen" >"$BATS_TEST_TMPDIR/busy.txt"
+	summary "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M
+	assert_line --regexp '^# stride=0: L1d [0-9.]+ KiB [0-9.]+ ns \| L2 [^|]* \| L3\? 1\.6 MiB [0-9.]+ ns \| L4\? 4\.6 MiB [0-9.]+ ns \| DRAM '
+	assert_line --regexp '^# stride=0: L3\? is uncertain: [0-9]+ of 32 readings of this curve with its own point-to-point noise drawn afresh name it alike \(its edge in them from [0-9.]+ [KM]iB to [0-9.]+ MiB\)$'
+	assert_line --regexp '^# stride=0: L4\? is uncertain: '
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M --json
+	local first=$output
+	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "L4", "DRAM"] and
+		(.[2:4] | all(.certain == false and .confidence < 0.8)) and
+		.[0].certain and .[4].certain' <<<"$output" >/dev/null
+	# the readings are seeded: the same curve gets the same answer
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M --json
+	[ "$(jq -c '[.summary[0].levels[].confidence]' <<<"$output")" = \
+		"$(jq -c '[.summary[0].levels[].confidence]' <<<"$first")" ]
+}
+
 @test "with the OS's caches, a rise far below the cache a level is to match is a step inside it when the level then ends where that cache does" {
 	# 1 ns to 16 KiB, 2.8 ns from 22.6 KiB (a TLB's reach under a page a
 	# line: 2.4 times for the i9's L1 DTLB, 2.8 for the 6338's STLB), the
