@@ -282,7 +282,7 @@
  * between the flat stretches, a stretch of as many points and octaves
  * whose log-slope (per octave) is at most LAT_CLIMB_FRAC of the steepest
  * rise on each side of it is one too (the real curves read right from
- * 0.65 to 0.85 of it).  A stretch less than LAT_LEVEL_JUMP times
+ * 0.63 to 0.88 of it).  A stretch less than LAT_LEVEL_JUMP times
  * slower than the one before is a step (TLB reach, typically) inside the
  * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
  * LAT_SIZE_AGREE below the reported cache the level is to match, when the
@@ -353,6 +353,42 @@
 #ifndef LAT_SPARSE_MIN_PTS
 #define LAT_SPARSE_MIN_PTS 6
 #endif
+/* The summary ends with the curve's tail: the median of its last
+ * LAT_TAIL_PTS points, the latency at the largest sizes measured,
+ * whatever the levels (memory that keeps climbing past its last stretch,
+ * as 4 KiB pages outgrow the TLBs or far memory does, is quoted where it
+ * ends, not from the stretch's median).  A median, not the last point,
+ * because a sweep's single points can be wild (a preempted window, a
+ * point at the cap); the last three, not the points of a fixed span,
+ * because a curve one point an octave apart has one point in any short
+ * span.  At bench's default eight steps an octave they lie within
+ * LAT_TAIL_OCT octaves of the end and are labelled with the largest
+ * size; points spread wider are labelled with the sizes they span. */
+#ifndef LAT_TAIL_PTS
+#define LAT_TAIL_PTS 3
+#endif
+#ifndef LAT_TAIL_OCT
+#define LAT_TAIL_OCT 0.25
+#endif
+/* How sure the summary is of each level: the curve is read again
+ * LAT_RESAMPLES times with its own point-to-point noise added afresh (each
+ * point's log latency is the curve's smoothed value plus a residual drawn
+ * at random from the curve's own residuals: a residual bootstrap, seeded
+ * with a constant so that a curve always gets the same answer), and a
+ * level is certain when at least LAT_CERTAIN of those readings name it
+ * alike (the same name, its edge within LAT_SIZE_AGREE).  A level that
+ * only the exact noise of this run produced, or that this noise could as
+ * well have hidden, is marked uncertain instead of being stated as fact.
+ * Curves of more than LAT_RESAMPLE_MAX_PTS points are not resampled. */
+#ifndef LAT_RESAMPLES
+#define LAT_RESAMPLES 32
+#endif
+#ifndef LAT_CERTAIN
+#define LAT_CERTAIN 0.8
+#endif
+#ifndef LAT_RESAMPLE_MAX_PTS
+#define LAT_RESAMPLE_MAX_PTS 4096
+#endif
 /* A probe at least this slow is beyond the caches of the machines this
  * was tuned on, and settles first (LAT_SETTLE_NS); only timing uses it. */
 #ifndef LAT_DRAM_MIN_NS
@@ -404,7 +440,7 @@
 #define LAT_MAX_STRIDES 16
 #define LAT_MAX_LEVELS 8
 #define LAT_MAX_STEPS 4
-#define LAT_MAX_NOTES 8
+#define LAT_MAX_NOTES 12
 #define LAT_LOADED_MAX_WINDOWS 4096
 #define LAT_MAX_DELAYS 32    /* --delays entries */
 #define LAT_MAX_RW 8         /* --rw mixes */
@@ -6380,6 +6416,10 @@ struct lat_level {
 	double step_at[LAT_MAX_STEPS], step_ns[LAT_MAX_STEPS];
 	unsigned long long os_bytes; /* OS-reported size of this level */
 	int agrees;                  /* 1, 0, or -1 when it cannot be told */
+	/* share of the resampled readings that name it alike
+	 * (LAT_RESAMPLES); -1: not resampled */
+	double confidence;
+	double edge_lo, edge_hi;     /* its edge across those readings */
 };
 
 struct lat_summary {
@@ -6389,6 +6429,10 @@ struct lat_summary {
 	int nnotes;
 	char note[LAT_MAX_NOTES][200];
 	double llc_fit; /* bytes, lat_fit_llc(); 0 when not fitted */
+	/* the tail: the median of the last tail_pts points (LAT_TAIL_PTS),
+	 * from tail_from to tail_bytes */
+	double tail_ns, tail_bytes, tail_from;
+	int tail_pts;
 	int ncaches;    /* the data caches it was read against, L1d first */
 	unsigned long long cache[LAT_MAX_LEVELS];
 };
@@ -6976,6 +7020,20 @@ static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl
 	}
 }
 
+/* The curve's tail, the summary's last figure: the median of its last
+ * LAT_TAIL_PTS points (fewer on a shorter curve). */
+static void lat_tail(const double *bytes, const double *ns, int n,
+		     struct lat_summary *sum)
+{
+	int k = n < LAT_TAIL_PTS ? n : LAT_TAIL_PTS;
+	if (k < 1)
+		return;
+	sum->tail_pts = k;
+	sum->tail_ns = median(ns + n - k, (size_t)k);
+	sum->tail_bytes = bytes[n - 1];
+	sum->tail_from = bytes[n - k];
+}
+
 /* Read one stride's curve: its flat stretches become levels, memory is
  * the level the curve ends on (see LAT_DRAM_STEP), the levels before it
  * are caches named in order and set beside the OS-reported sizes.  fit:
@@ -6996,6 +7054,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	sum->ncaches = ctx->ncaches;
 	memcpy(sum->cache, ctx->cache, sizeof(sum->cache));
 	sum->llc_fit = fit ? lat_fit_llc(bytes, ns, n) : 0;
+	lat_tail(bytes, ns, n, sum);
 	if (lat_unreadable(bytes, ns, n, stride, ctx, fl, m, sum))
 		return;
 	/* Memory: the stretch the curve ends on, and the steps before it. */
@@ -7031,6 +7090,103 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		lv->agrees = -1;
 		lat_dram_notes(lv, fl, m, bytes, n, ctx, caches, seen, sum);
 	}
+}
+
+/* The analysis's own generator (xorshift64*), apart from the chains'
+ * (lat_random), so that reading a curve never changes the chase orders
+ * of the strides measured after it. */
+static uint64_t lat_resample_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Read one stride's curve (lat_analyse), then read it again
+ * LAT_RESAMPLES times with its own noise drawn afresh, and set each
+ * level's confidence: the share of those readings that name a level
+ * alike, the same name with its edge within LAT_SIZE_AGREE (or, for the
+ * level the curve ends in, none).  An uncertain level gets a note. */
+static void lat_read_curve(const double *bytes, const double *ns, int n,
+			   size_t stride, const struct lat_ctx *ctx, int fit,
+			   struct lat_summary *sum)
+{
+	struct lat_summary *re;
+	double *y, *s, *r, *alt;
+	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
+	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
+	char b1[32], b2[32];
+
+	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
+	for (i = 0; i < sum->nlevels; i++)
+		sum->level[i].confidence = -1;
+	if (sum->nlevels == 0 || n < 3 || n > LAT_RESAMPLE_MAX_PTS)
+		return;
+	re = malloc(sizeof(*re));
+	y = malloc((size_t)n * 4 * sizeof(*y));
+	if (!re || !y)
+		die("out of memory for the summary");
+	s = y + n;
+	r = s + n;
+	alt = r + n;
+	for (i = 0; i < n; i++)
+		y[i] = lat_ln(ns[i] > 1e-6 ? ns[i] : 1e-6);
+	/* the smoothed curve (a median of three, as the detector smooths)
+	 * and each point's residual from it */
+	for (i = 0; i < n; i++) {
+		int c = i == 0 ? 1 : i == n - 1 ? n - 2 : i; /* the ends: their three */
+		s[i] = lat_median3(y[c - 1], y[c], y[c + 1]);
+		r[i] = y[i] - s[i];
+	}
+	for (i = 0; i < sum->nlevels; i++) {
+		sum->level[i].edge_lo = sum->level[i].boundary;
+		sum->level[i].edge_hi = sum->level[i].boundary;
+	}
+	for (k = 0; k < LAT_RESAMPLES; k++) {
+		for (i = 0; i < n; i++)
+			alt[i] = lat_exp(s[i] + r[lat_resample_random(&state) % (uint64_t)n]);
+		lat_analyse(bytes, alt, n, stride, ctx, 0, re);
+		for (i = 0; i < sum->nlevels; i++) {
+			struct lat_level *lv = &sum->level[i];
+			for (j = 0; j < re->nlevels; j++)
+				if (strcmp(re->level[j].name, lv->name) == 0)
+					break;
+			if (j == re->nlevels)
+				continue;
+			if (re->level[j].boundary > 0) {
+				if (re->level[j].boundary < lv->edge_lo || lv->edge_lo == 0)
+					lv->edge_lo = re->level[j].boundary;
+				if (re->level[j].boundary > lv->edge_hi)
+					lv->edge_hi = re->level[j].boundary;
+			}
+			if (lv->boundary > 0 ? lat_agrees(re->level[j].boundary, lv->boundary)
+					     : re->level[j].boundary == 0)
+				hits[i]++;
+		}
+	}
+	for (i = 0; i < sum->nlevels; i++) {
+		struct lat_level *lv = &sum->level[i];
+		lv->confidence = (double)hits[i] / LAT_RESAMPLES;
+		if (lv->confidence >= LAT_CERTAIN)
+			continue;
+		if (lv->edge_lo > 0 && lv->edge_hi > lv->edge_lo) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)lv->edge_lo);
+			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_hi);
+			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
+				 "curve with its own point-to-point noise drawn afresh "
+				 "name it alike (its edge in them from %s to %s)",
+				 lv->name, hits[i], LAT_RESAMPLES, b1, b2);
+		} else {
+			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
+				 "curve with its own point-to-point noise drawn afresh "
+				 "name it alike", lv->name, hits[i], LAT_RESAMPLES);
+		}
+	}
+	free(y);
+	free(re);
 }
 
 /* ======================================================================
@@ -7445,15 +7601,35 @@ static void lat_report_block_end(void)
 		fprintf(lat_curve_fp, "\n");
 }
 
+/* Where the tail's points lie: the largest size when they are within
+ * LAT_TAIL_OCT octaves of it, else the sizes they span. */
+static void lat_tail_sizes(char *buf, size_t len, const struct lat_summary *s)
+{
+	char b1[32], b2[32], *u1, *u2;
+	format_bytes(b2, sizeof(b2), (unsigned long long)s->tail_bytes);
+	/* (sizes are whole strides, a hair under the geometric steps) */
+	if (lat_octaves(s->tail_from, s->tail_bytes) <= LAT_TAIL_OCT + 1e-3) {
+		snprintf(buf, len, "%s", b2);
+		return;
+	}
+	format_bytes(b1, sizeof(b1), (unsigned long long)s->tail_from);
+	u1 = strchr(b1, ' ');
+	u2 = strchr(b2, ' ');
+	if (u1 && u2 && strcmp(u1, u2) == 0) /* 128-512 MiB */
+		*u1 = '\0';
+	snprintf(buf, len, "%s-%s", b1, b2);
+}
+
 static void lat_print_levels(const struct lat_summary *s, double mhz)
 {
-	char b[32];
+	char b[64];
 	size_t stride = s->stride;
 	int i, k;
 	printf("# stride=%zu:", stride);
 	for (i = 0; i < s->nlevels; i++) {
 		const struct lat_level *lv = &s->level[i];
-		printf("%s %s", i ? " |" : "", lv->name);
+		printf("%s %s%s", i ? " |" : "", lv->name,
+		       lv->confidence >= 0 && lv->confidence < LAT_CERTAIN ? "?" : "");
 		if (lv->boundary > 0) {
 			format_bytes(b, sizeof(b), (unsigned long long)lv->boundary);
 			printf(" %s", b);
@@ -7461,12 +7637,21 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 		printf(" %.3g ns", lv->ns);
 		if (mhz > 0)
 			printf(" %.1f cyc", lv->ns * mhz / 1e3);
+		if (lv->boundary == 0 && lv->from > 0) {
+			format_bytes(b, sizeof(b), (unsigned long long)lv->from);
+			printf(" from %s", b);
+		}
 		for (k = 0; k < lv->nsteps; k++) {
 			format_bytes(b, sizeof(b), (unsigned long long)lv->step_at[k]);
 			printf(" (%.3g ns from %s)", lv->step_ns[k], b);
 		}
 	}
-	printf("%s\n", s->nlevels ? "" : " no level named");
+	printf("%s", s->nlevels ? "" : " no level named");
+	if (s->tail_pts > 0) {
+		lat_tail_sizes(b, sizeof(b), s);
+		printf("%s %.3g ns at %s", s->nlevels ? "," : ";", s->tail_ns, b);
+	}
+	printf("\n");
 	for (i = 0; i < s->nnotes; i++)
 		printf("# stride=%zu: %s\n", stride, s->note[i]);
 }
@@ -7685,6 +7870,11 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 			json_str("agrees", NULL);
 		else
 			json_bool("agrees", lv->agrees);
+		json_num("confidence", lv->confidence >= 0 ? lv->confidence : NAN);
+		if (lv->confidence < 0)
+			json_str("certain", NULL);
+		else
+			json_bool("certain", lv->confidence >= LAT_CERTAIN);
 		json_open("steps", '[');
 		for (k = 0; k < lv->nsteps; k++) {
 			json_open(NULL, '{');
@@ -7701,6 +7891,17 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 		json_str(NULL, s->note[i]);
 	json_close(']');
 	json_num("llc_fit_bytes", s->llc_fit > 0 ? s->llc_fit : NAN);
+	if (s->tail_pts > 0) {
+		json_open("tail", '{');
+		json_num("ns", s->tail_ns);
+		json_num("cycles", mhz > 0 ? s->tail_ns * mhz / 1e3 : NAN);
+		json_num("bytes", s->tail_bytes);
+		json_num("from_bytes", s->tail_from);
+		json_int("points", s->tail_pts);
+		json_close('}');
+	} else {
+		json_str("tail", NULL);
+	}
 	json_close('}');
 }
 
@@ -8064,8 +8265,8 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			yn[i] = r->pts[first + i].ns;
 		}
 		lat_ctx_from_system(&ctx, si, o->pattern);
-		lat_analyse(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
-			    &r->sums[s]);
+		lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
+			       &r->sums[s]);
 		free(xb);
 		free(yn);
 		if (s == 0 && o->chains > 1)
@@ -8143,8 +8344,8 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		sums = realloc(sums, (size_t)(blocks + 1) * sizeof(*sums));
 		if (!sums)
 			die("out of memory reading --curve-in");
-		lat_analyse(bytes, ns, n, (size_t)stride, &ctx,
-			    o->pattern == P_RANDOM, &sums[blocks++]);
+		lat_read_curve(bytes, ns, n, (size_t)stride, &ctx,
+			       o->pattern == P_RANDOM, &sums[blocks++]);
 		n = 0;
 		done = eof;
 	}

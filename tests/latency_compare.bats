@@ -21,8 +21,10 @@ setup() {
 # next line of $F/SIDE.ns (one line per call; the last line once they run
 # out) as KIND (default: its name) does: multichase (its last line), lat_mem_rd ("size_MB ns" lines on
 # stderr, the largest size not last) or bench's JSON.  bench's sweep
-# prints the next line of $F/dram.ns as its DRAM level's last step ("none":
-# no DRAM level).  $F/fail.SIDE: that call (by count) exits 3.
+# prints the next line of $F/last.ns as its summary's last figure (tail),
+# beside a DRAM level and steps of other figures ("none": no tail, as from
+# a bench older than it), at --max or at the bytes in $F/tail.at.
+# $F/fail.SIDE: that call (by count) exits 3.
 fake_tool() {
 	cat >"$1" <<EOF
 #!/bin/bash
@@ -53,11 +55,13 @@ multichase:ref) printf 'some header\n%7s\n\n' "$(next ref.ns)" ;;
 lat_mem_rd:ref) printf '"stride=64\n0.00049 1.000\n250.00000 %s\n8.00000 20.000\n\n' "$(next ref.ns)" >&2 ;;
 *:ref) echo 'no figure here' ;;
 *:bench) printf '{"run":{"cpu":%s},"curve":[{"ns":1.5},{"ns":%s}]}\n' "${cpus%%[-,]*}" "$(next bench.ns)" ;;
-*:sweep) d=$(next dram.ns) prev='' stride=''
-	for a; do [ "$prev" != --stride ] || stride=$a; prev=$a; done
-	if [ "$d" = none ]; then l='{"name":"L1d","ns":1}'
-	else l='{"name":"DRAM","ns":1,"steps":[]},{"name":"L3","ns":2},{"name":"DRAM","ns":3,"steps":[{"ns":4},{"ns":'"$d"'}]}'; fi
-	printf '{"run":{"cpu":%s},"summary":[{"stride":8,"levels":[{"name":"DRAM","ns":999}]},{"stride":%s,"levels":[%s]}]}\n' "${cpus%%[-,]*}" "$stride" "$l" ;;
+*:sweep) d=$(next last.ns) prev='' stride='' max=''
+	for a; do [ "$prev" != --stride ] || stride=$a; [ "$prev" != --max ] || max=$a; prev=$a; done
+	l='{"name":"L3","ns":2},{"name":"DRAM","ns":3,"steps":[{"ns":4},{"ns":5}]}'
+	t='' at=$(numfmt --from=iec "$max")
+	[ ! -f "$F/tail.at" ] || read -r at <"$F/tail.at"
+	[ "$d" = none ] || t=',"tail":{"ns":'"$d"',"bytes":'"$at"',"points":3}'
+	printf '{"run":{"cpu":%s},"summary":[{"stride":8,"levels":[],"tail":{"ns":999,"bytes":1}},{"stride":%s,"levels":[%s]%s}]}\n' "${cpus%%[-,]*}" "$stride" "$l" "$t" ;;
 esac
 EOF
 	chmod +x "$1"
@@ -70,7 +74,7 @@ compare() {
 	shift
 	[ $# -eq 0 ] || printf '%s\n' "$@" >"$F/ref.ns"
 	[ -f "$F/bench.ns" ] || echo 100 >"$F/bench.ns"
-	[ -f "$F/dram.ns" ] || echo 100 >"$F/dram.ns"
+	[ -f "$F/last.ns" ] || echo 100 >"$F/last.ns"
 	[ -e "$F/$name" ] || fake_tool "$F/$name" ref
 	fake_tool "$F/bench" bench
 	run --separate-stderr "$MEMBENCH_ROOT/harness/latency-compare" --ref "$F/$name" \
@@ -127,41 +131,49 @@ result_dir() { dir=$(echo "$MEMBENCH_RESULTS"/*/*-latency-compare); [ -d "$dir" 
 @test "medians, min-max, the median of per-round ratios and the ratio of medians come from rates.txt" {
 	ARGS=(--rounds 4 --warmup 0)
 	printf '%s\n' 110 180 120 90 >"$F/bench.ns"
-	printf '%s\n' 95 none 105 100 >"$F/dram.ns"
+	printf '%s\n' 95 none 105 100 >"$F/last.ns"
 	compare multichase 100 200 100 100
 	assert_success
 	result_dir
 	assert_equal "$(sed 1d "$dir/rates.txt")" $'1 100 110 95\n2 200 180 -\n3 100 120 105\n4 100 90 100'
 	# ratios 1.1 0.9 1.2 0.9: their median is 1.0; the medians' ratio 115/100
 	assert_line '| bench at 64K | 115.00 | 90.00-180.00 | 1.000 | 1.150 | 4 |'
-	# the round with no DRAM level is left out, and said to be
-	assert_line '| bench summary DRAM | 100.00 | 95.00-105.00 | 1.000 | 1.000 | 3 of 4: DRAM named |'
+	# the round with no last figure is left out, and said to be
+	assert_line '| bench summary at 64K | 100.00 | 95.00-105.00 | 1.000 | 1.000 | 3 of 4: a last figure |'
 	assert_line 'PASS bench at 64K: 1.000x multichase (median of 4 per-round ratios); target 0.900-1.100'
-	assert_line 'PASS bench summary DRAM: 1.000x multichase (median of 3 per-round ratios); target 0.900-1.100'
+	[[ "$stderr" != *"last figure is at"* ]]
+	assert_line 'PASS bench summary at 64K: 1.000x multichase (median of 3 per-round ratios); target 0.900-1.100'
 	assert_line '0 target(s) missed'
 	assert_equal "$(cat "$dir/summary.md")" "$output"
 }
 
-@test "PASS turns to MISS outside 10% either way, a sweep with no DRAM misses, and --strict fails on a miss" {
+@test "PASS turns to MISS outside 10% either way, a sweep with no last figure misses, and --strict fails on a miss" {
 	ARGS=(--rounds 1 --warmup 0 --strict)
 	compare multichase 108
 	assert_success
 	assert_line 'PASS bench at 64K: 0.926x multichase (median of 1 per-round ratios); target 0.900-1.100'
-	assert_line 'PASS bench summary DRAM: 0.926x multichase (median of 1 per-round ratios); target 0.900-1.100'
+	assert_line 'PASS bench summary at 64K: 0.926x multichase (median of 1 per-round ratios); target 0.900-1.100'
 	rm -rf "$MEMBENCH_RESULTS" "$F"/*.n
 	ARGS=(--rounds 1 --warmup 0)
 	compare multichase 112
 	assert_success
 	assert_line 'MISS bench at 64K: 0.893x multichase (median of 1 per-round ratios); target 0.900-1.100'
-	assert_line 'MISS bench summary DRAM: 0.893x multichase (median of 1 per-round ratios); target 0.900-1.100'
+	assert_line 'MISS bench summary at 64K: 0.893x multichase (median of 1 per-round ratios); target 0.900-1.100'
 	rm -rf "$MEMBENCH_RESULTS" "$F"/*.n
-	echo none >"$F/dram.ns"
+	# a last figure that is not at the size compared is said to be
+	echo 32768 >"$F/tail.at"
+	compare multichase 100
+	assert_success
+	[[ "$stderr" == *"round 1: the sweep's last figure is at 32768 bytes, not at --size 64K"* ]]
+	rm "$F/tail.at"
+	rm -rf "$MEMBENCH_RESULTS" "$F"/*.n
+	echo none >"$F/last.ns"
 	ARGS=(--rounds 1 --warmup 0 --strict)
 	compare multichase 90.5
 	assert_failure 1
 	assert_line 'MISS bench at 64K: 1.105x multichase (median of 1 per-round ratios); target 0.900-1.100'
-	assert_line '| bench summary DRAM | - | - | - | - | 0 of 1: no DRAM level named |'
-	assert_line "MISS bench summary DRAM: the sweep named no DRAM level in any round, so there is no figure to compare (does it reach memory at 64K?)"
+	assert_line '| bench summary at 64K | - | - | - | - | 0 of 1: no last figure |'
+	assert_line "MISS bench summary at 64K: the sweep's summary had no last figure (tail) in any round, so there is no figure to compare (a bench older than the summary's tail?)"
 	assert_line '2 target(s) missed'
 	[[ "$stderr" == *"a target was missed (--strict)" ]]
 	# the summary is written all the same
@@ -236,8 +248,10 @@ EOF
 	result_dir
 	for f in provenance.txt ref.raw bench.raw sweep.raw rates.txt warmup.txt summary.md; do [ -s "$dir/$f" ]; done
 	assert_equal "$(find "$dir" -type f | wc -l)" 7
-	# bench's own figure, and its summary's DRAM or - (64K stays in cache)
-	[[ "$(sed 1d "$dir/rates.txt")" =~ ^1\ 12\.5\ [0-9.]+(e-?[0-9]+)?\ ([0-9.]+|-)$ ]]
+	# bench's own figure, and its summary's last figure, at 64K too
+	[[ "$(sed 1d "$dir/rates.txt")" =~ ^1\ 12\.5\ [0-9.]+(e-?[0-9]+)?\ [0-9.]+(e-?[0-9]+)?$ ]]
+	sed 1d "$dir/sweep.raw" | jq -e '.summary[0].tail.bytes == 65536' >/dev/null
+	[[ "$stderr" != *"last figure is at"* ]]
 	sed 1d "$dir/bench.raw" | jq -e '.curve[-1].bytes == 65536' >/dev/null
 	sha=$(sha256sum "$F/multichase")
 	grep -qxF "$sha" "$dir/provenance.txt"

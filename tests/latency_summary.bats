@@ -46,7 +46,7 @@ summary() {
 
 @test "DRAM is the plateau the curve ends on: a 44 ns L3 stays a cache, TLB rises are DRAM's steps" {
 	summary "$FIX/curve-l3-44ns.txt"
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 2 ns \| L2 1\.5 MiB 6\.[0-9]+ ns \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns \(14[0-9] ns from 1[0-9]\.[0-9] MiB\) \(16[0-9] ns from [0-9.]+ MiB\)$'
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 2 ns \| L2 1\.5 MiB 6\.[0-9]+ ns \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns from 5\.[0-9] MiB \(14[0-9] ns from 1[0-9]\.[0-9] MiB\) \(16[0-9] ns from [0-9.]+ MiB\), 16[0-9] ns at 256 MiB$'
 	run "$BENCH" latency --curve-in "$FIX/curve-l3-44ns.txt" --json
 	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "DRAM"] and
 		(.[3].steps | length) == 2' <<<"$output" >/dev/null
@@ -63,7 +63,7 @@ summary() {
 
 @test "fewer caches than the OS reports: said, and memory keeps its name" {
 	summary "$FIX/curve-no-l3.txt" --caches 48K,1M,32M
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.2 ns \| L2 1\.0 MiB 4 ns \| DRAM (99|100)[.0-9]* ns$'
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.2 ns \| L2 1\.0 MiB 4 ns \| DRAM (99|100)[.0-9]* ns from 1\.7 MiB, 10[01][.0-9]* ns at 256 MiB$'
 	assert_line '# stride=64: the OS reports L3 32 MiB but the curve shows no plateau for it'
 	# each level is matched with the OS cache its size agrees with
 	run "$BENCH" latency --curve-in "$FIX/curve-no-l3.txt" --caches 48K,1M,32M --json
@@ -94,7 +94,7 @@ loglin() {
 	loglin 5 1.5 6 5 10 12 11.5 40 14 40 15.5 120 18 120 \
 		>"$BATS_TEST_TMPDIR/climb.txt"
 	summary "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 1\.[0-9] MiB [0-9.]+ ns \| L3 [0-9.]+ MiB 40 ns \| DRAM 120 ns$'
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 1\.[0-9] MiB [0-9.]+ ns \| L3 [0-9.]+ MiB 40 ns \| DRAM 120 ns from [0-9.]+ MiB, 120 ns at 128-256 MiB$'
 	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/climb.txt" --caches 32K,1M,16M --json
 	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "DRAM"] and
 		(.[:3] | map(.os_bytes) == [32768, 1048576, 16777216] and all(.agrees)) and
@@ -106,7 +106,7 @@ loglin() {
 	# times the 8 MiB L3): no plateau, and no cache is that large
 	loglin 5 1.5 6 5 10 5 11 30 13 30 14 100 18 280 >"$BATS_TEST_TMPDIR/tail.txt"
 	summary "$BATS_TEST_TMPDIR/tail.txt" --caches 32K,1M,8M
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 [0-9.]+ MiB 5 ns \| L3 [0-9.]+ MiB 30 ns \| DRAM 2[0-9][0-9] ns$'
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.5 ns \| L2 [0-9.]+ MiB 5 ns \| L3 [0-9.]+ MiB 30 ns \| DRAM 2[0-9][0-9] ns from 128 MiB, 2[0-9][0-9] ns at 128-256 MiB$'
 	assert_line --regexp '^# stride=64: DRAM still rising: the sweep reaches 32 times the OS-reported last-level cache of 8 MiB'
 	refute_output --partial 'DRAM not reached'
 	# the figure is the tail's, within 15% of the last point
@@ -117,6 +117,63 @@ loglin() {
 	assert_line --regexp '^# stride=64: DRAM not reached'
 }
 
+@test "the summary ends at the tail: memory still climbing inside its last stretch is quoted where the curve ends, with its size" {
+	# 8 points an octave to 2 GiB: memory flat at 150 ns to 512 MiB, then
+	# 10% slower by 2 GiB (page walks past 1 GiB on 4 KiB pages), all
+	# within one stretch, whose median is 150 ns
+	awk 'BEGIN { print "\"stride=64"; for (k = 0; k <= 152; k++) {
+		s = 4096 * 2 ^ (k / 8)
+		if (s <= 32768) v = 1.2; else if (s <= 1048576) v = 4
+		else if (s <= 8388608) v = 14; else if (s <= 536870912) v = 150
+		else v = 150 * (s / 536870912) ^ 0.068
+		printf "%.5f %.3f\n", s / 1048576, v } }' >"$BATS_TEST_TMPDIR/climb-tail.txt"
+	summary "$BATS_TEST_TMPDIR/climb-tail.txt" --caches 32K,1M,8M
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 1\.2 ns \| L2 [0-9.]+ MiB 4 ns \| L3 [0-9.]+ MiB 14 ns \| DRAM 150 ns from [0-9.]+ MiB, 164 ns at 2 GiB$'
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/climb-tail.txt" --caches 32K,1M,8M --json
+	# the tail is the median of the last three points, not the stretch's
+	jq -e '.summary[0] | .levels[-1].ns == 150 and (.levels[-1].steps | length) == 0 and
+		.tail.ns == 163.86 and (.tail.bytes / 1048576 | round) == 2048 and
+		.tail.points == 3 and (.tail.from_bytes / 1048576 | floor) == 1722' \
+		<<<"$output" >/dev/null
+	# one wild point at the end does not move it
+	sed '$s/ .*/ 250.000/' "$BATS_TEST_TMPDIR/climb-tail.txt" >"$BATS_TEST_TMPDIR/wild.txt"
+	summary "$BATS_TEST_TMPDIR/wild.txt" --caches 32K,1M,8M
+	assert_line --regexp ', 164 ns at 2 GiB$'
+	# with points spread wider than a quarter octave, the label spans them
+	awk '!/^[0-9]/ || NR % 8 == 2' "$BATS_TEST_TMPDIR/climb-tail.txt" >"$BATS_TEST_TMPDIR/octave.txt"
+	summary "$BATS_TEST_TMPDIR/octave.txt" --caches 32K,1M,8M
+	assert_line --regexp '; 157 ns at 512 MiB-2 GiB$'
+}
+
+@test "a level the curve's own noise could as well hide or split is marked uncertain, in text and JSON; clear levels are not" {
+	local zen=$FIX/latency/epyc-zen5-vm-random.txt
+	# as stored, every level of the Zen 5 guest's curve is read alike
+	# when its own point-to-point noise is drawn afresh
+	run "$BENCH" latency --curve-in "$zen" --caches 48K,1M,32M --json
+	jq -e '.summary[0].levels | length == 4 and
+		all(.certain == true and .confidence >= 0.8)' <<<"$output" >/dev/null
+	summary "$zen" --caches 48K,1M,32M
+	refute_output --partial '?'
+	refute_output --partial 'uncertain'
+	# the same curve, each point off by up to 18% (a fixed pattern):
+	# its L3 share reads as two levels, and the summary says it is unsure
+	awk '/^[0-9]/ { k++; printf "%s %.3f\n", $1, $2 * (1 + 0.03 * ((k * 31) % 13 - 6)); next }
+		{ print }' "$zen" >"$BATS_TEST_TMPDIR/busy.txt"
+	summary "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M
+	assert_line --regexp '^# stride=0: L1d [0-9.]+ KiB [0-9.]+ ns \| L2 [^|]* \| L3\? 1\.6 MiB [0-9.]+ ns \| L4\? 4\.6 MiB [0-9.]+ ns \| DRAM '
+	assert_line --regexp '^# stride=0: L3\? is uncertain: [0-9]+ of 32 readings of this curve with its own point-to-point noise drawn afresh name it alike \(its edge in them from [0-9.]+ [KM]iB to [0-9.]+ MiB\)$'
+	assert_line --regexp '^# stride=0: L4\? is uncertain: '
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M --json
+	local first=$output
+	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "L4", "DRAM"] and
+		(.[2:4] | all(.certain == false and .confidence < 0.8)) and
+		.[0].certain and .[4].certain' <<<"$output" >/dev/null
+	# the readings are seeded: the same curve gets the same answer
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M --json
+	[ "$(jq -c '[.summary[0].levels[].confidence]' <<<"$output")" = \
+		"$(jq -c '[.summary[0].levels[].confidence]' <<<"$first")" ]
+}
+
 @test "with the OS's caches, a rise far below the cache a level is to match is a step inside it when the level then ends where that cache does" {
 	# 1 ns to 16 KiB, 2.8 ns from 22.6 KiB (a TLB's reach under a page a
 	# line: 2.4 times for the i9's L1 DTLB, 2.8 for the 6338's STLB), the
@@ -124,7 +181,7 @@ loglin() {
 	loglin 4 1.0 4.5 2.8 6 2.8 6.5 4.5 10 4.5 11 16 14 16 15 90 18 90 \
 		>"$BATS_TEST_TMPDIR/tlb.txt"
 	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 64K,2M,16M
-	assert_line --regexp '^# stride=64: L1d 76\.1 KiB 1 ns \(2\.8 ns from 22\.6 KiB\) \| L2 1\.2 MiB 4\.5 ns \| L3 19\.0 MiB 16 ns \| DRAM 90 ns$'
+	assert_line --regexp '^# stride=64: L1d 76\.1 KiB 1 ns \(2\.8 ns from 22\.6 KiB\) \| L2 1\.2 MiB 4\.5 ns \| L3 19\.0 MiB 16 ns \| DRAM 90 ns from 32 MiB, 90 ns at 128-256 MiB$'
 	# an OS cache the merged level would not end at explains nothing:
 	# the rise stays a level's edge, and the disagreement is said
 	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M
@@ -143,21 +200,21 @@ loglin() {
 	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 5.1 18 5.1 \
 		>"$BATS_TEST_TMPDIR/squeezed.txt"
 	summary "$BATS_TEST_TMPDIR/squeezed.txt" --pattern stride --caches 64K,512K,16M
-	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns'
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns from 22.6 MiB, 5.1 ns at 128-256 MiB'
 	# the same L2 and L3 before memory 3.8 times slower
 	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 16 18 16 \
 		>"$BATS_TEST_TMPDIR/squeezed-far.txt"
 	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride --caches 64K,512K,16M
-	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 16 ns'
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 16 ns from 22.6 MiB, 16 ns at 128-256 MiB'
 	# without them, nothing tells the L3's edge from a step, and memory
 	# at 11 times the L1d is the prefetcher's: no level is named
 	summary "$BATS_TEST_TMPDIR/squeezed-far.txt" --pattern stride
-	assert_line '# stride=64: no level named'
+	assert_line '# stride=64: no level named; 16 ns at 128-256 MiB'
 	assert_line '# stride=64: the prefetcher hides the levels: a sequential chase with stride 64 rises from 1.5 to only 16 ns, and no cache sizes say where its levels end; use --pattern random'
 	# memory's own TLB step near a reported 64 MiB cache stays a step:
 	# memory arrived 3 times above the 44 ns level, not squeezed
 	summary "$FIX/curve-l3-44ns.txt" --caches 128K,4M,64M
-	assert_line --regexp '^# stride=64: .* \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns \(14[0-9] ns from [0-9.]+ MiB\) \(16[0-9] ns from [0-9.]+ MiB\)$'
+	assert_line --regexp '^# stride=64: .* \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns from 5\.[0-9] MiB \(14[0-9] ns from [0-9.]+ MiB\) \(16[0-9] ns from [0-9.]+ MiB\), 16[0-9] ns at 256 MiB$'
 }
 
 @test "a curve too sparse to name levels says so and names nothing" {
@@ -166,7 +223,7 @@ loglin() {
 		'0.25000 4.2' '1.00000 14' '4.00000 15' '16.00000 95' \
 		>"$BATS_TEST_TMPDIR/sparse.txt"
 	summary "$BATS_TEST_TMPDIR/sparse.txt"
-	assert_line '# stride=64: no level named'
+	assert_line '# stride=64: no level named; 15 ns at 1-16 MiB'
 	assert_line --regexp '^# stride=64: too sparse to name levels: 7 points from 4\.0 KiB to 16 MiB, a median of 2 octaves apart'
 	refute_output --partial 'L1d'
 }
@@ -178,7 +235,7 @@ loglin() {
 			printf "%.5f %.3f\n", 0.00391 * 2 ^ (i / 3), (i < 12 ? 1.0 : 1.6) }'
 	} >"$BATS_TEST_TMPDIR/seq.txt"
 	summary "$BATS_TEST_TMPDIR/seq.txt" --pattern stride --caches 32K,1M,line=64
-	assert_line '# stride=16: no level named'
+	assert_line '# stride=16: no level named; 1.6 ns at 20.2-32.0 MiB'
 	assert_line --regexp '^# stride=16: the prefetcher hides the levels: a sequential chase with stride 16, below the 64-byte line, .*; use --pattern random$'
 	# the same numbers from a random chase are two levels, read as such
 	summary "$BATS_TEST_TMPDIR/seq.txt" --caches 32K,1M,line=64
@@ -191,7 +248,7 @@ loglin() {
 	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 5.1 18 5.1 \
 		>"$BATS_TEST_TMPDIR/streamed.txt"
 	summary "$BATS_TEST_TMPDIR/streamed.txt" --pattern stride --caches 64K,512K,16M
-	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns'
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 5.1 ns from 22.6 MiB, 5.1 ns at 128-256 MiB'
 	assert_line "# stride=64: memory's latency is hidden: this sequential chase's DRAM reads 5.1 ns, 3.4 times its L1d (a chase that waits for memory reads 20 times or more); use --pattern random"
 	# the same numbers from a random chase are what it measured
 	summary "$BATS_TEST_TMPDIR/streamed.txt" --caches 64K,512K,16M
@@ -200,14 +257,14 @@ loglin() {
 	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 14 4.2 14.5 40 18 40 \
 		>"$BATS_TEST_TMPDIR/waited.txt"
 	summary "$BATS_TEST_TMPDIR/waited.txt" --pattern stride --caches 64K,512K,16M
-	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 40 ns'
+	assert_line '# stride=64: L1d 76.1 KiB 1.5 ns | L2 608.9 KiB 3.4 ns | L3 19.0 MiB 4.2 ns | DRAM 40 ns from 22.6 MiB, 40 ns at 128-256 MiB'
 	refute_output --partial 'hidden'
 	summary "$BATS_TEST_TMPDIR/waited.txt" --pattern stride
 	refute_output --partial 'prefetcher'
 	# without cache sizes, nothing says where a streamed chase's levels
 	# end, and one that ends still short of memory may be streamed
 	summary "$BATS_TEST_TMPDIR/streamed.txt" --pattern stride
-	assert_line '# stride=64: no level named'
+	assert_line '# stride=64: no level named; 5.1 ns at 128-256 MiB'
 	assert_line '# stride=64: the prefetcher hides the levels: a sequential chase with stride 64 rises from 1.5 to only 5.1 ns, and no cache sizes say where its levels end; use --pattern random'
 	loglin 6 1.5 6.5 3.4 9 3.4 9.5 4.2 18 4.2 | awk '!/^[0-9]/ || $1 <= 8' \
 		>"$BATS_TEST_TMPDIR/short.txt"
