@@ -409,8 +409,8 @@
 #ifndef C2C_WARM_NS
 #define C2C_WARM_NS 20.0e6
 #endif
-#if C2C_WINDOWS < 1 || C2C_WINDOWS > 100000
-#error "C2C_WINDOWS must be 1 to 100000"
+#if C2C_WINDOWS < 1 || C2C_WINDOWS > 10000
+#error "C2C_WINDOWS must be 1 to 10000"
 #endif
 /* Test-only: C2C_MOVE_TEST 1 moves each pair's answering thread onto the
  * pinging thread's CPU once both are pinned, so the pair runs elsewhere
@@ -8985,9 +8985,12 @@ static void c2c_pick_cpus(const struct options *o, struct c2c_run *r)
 		r->place[i] = c2c_place_of(r->cpus[i]);
 }
 
-/* The value that ends a pair: thread a's pings are odd, thread b's
- * answers even, and neither ever reaches it. */
-#define C2C_STOP UINT64_MAX
+/* The line's word is an unsigned int, whose atomic loads and stores
+ * every target does inline (a 64-bit one would want libatomic on some
+ * 32-bit targets, and bench.c links with no -l).  The value that ends a
+ * pair: thread a's pings are odd, thread b's answers even, and neither
+ * reaches it (a pair makes millions of round trips, not billions). */
+#define C2C_STOP UINT_MAX
 
 /* One round trip from thread a: write the next odd number, wait until
  * thread b answers with the even one after it.  The store is a release
@@ -8995,9 +8998,9 @@ static void c2c_pick_cpus(const struct options *o, struct c2c_run *r)
  * them, and the wait ends only on a number that thread b alone writes.
  * Returns 0, or -1 when the line held a number neither could have put
  * there (then the cell is marked, not measured). */
-static int c2c_trip(uint64_t *line, uint64_t *v)
+static int c2c_trip(unsigned *line, unsigned *v)
 {
-	uint64_t ping = *v + 1, pong = *v + 2, x;
+	unsigned ping = *v + 1, pong = *v + 2, x;
 	__atomic_store_n(line, ping, __ATOMIC_RELEASE);
 	while ((x = __atomic_load_n(line, __ATOMIC_ACQUIRE)) != pong)
 		if (x != ping)
@@ -9006,22 +9009,28 @@ static int c2c_trip(uint64_t *line, uint64_t *v)
 	return 0;
 }
 
-/* Thread a: warm-up bouncing for C2C_WARM_NS, which sizes a window of
- * about C2C_WINDOW_NS, then C2C_WINDOWS timed windows, each's time over
- * its round trips, halved, into per[].  Ends thread b with C2C_STOP. */
-static int c2c_ping(uint64_t *line, double *per, unsigned long long *trips)
+/* Thread a: warm-up bouncing for C2C_WARM_NS (four batches at least) in
+ * batches of 64 round trips, whose fastest sizes a window of about C2C_WINDOW_NS (the
+ * fastest: a batch the OS interrupted would make the windows short),
+ * then C2C_WINDOWS timed windows, each's time over its round trips,
+ * halved, into per[].  Ends thread b with C2C_STOP. */
+static int c2c_ping(unsigned *line, double *per, unsigned long long *trips)
 {
-	uint64_t v = 0;
+	unsigned v = 0;
 	unsigned long long n = 0, reps, i;
-	double t0, t;
+	double start = now(), t0, t, fastest = HUGE_VAL;
 	int w, bad = 0;
-	t0 = now();
 	do {
+		t0 = now();
 		for (i = 0; i < 64 && !bad; i++)
 			bad = c2c_trip(line, &v);
+		t = now() - t0;
 		n += i;
-	} while (!bad && (t = now() - t0) < C2C_WARM_NS * 1e-9);
-	reps = bad ? 0 : (unsigned long long)(C2C_WINDOW_NS * 1e-9 / (t / (double)n));
+		if (t < fastest)
+			fastest = t;
+	} while (!bad && (now() - start < C2C_WARM_NS * 1e-9 || n < 4 * 64));
+	reps = bad || !(fastest > 0) ? 16
+	       : (unsigned long long)(C2C_WINDOW_NS * 1e-9 / (fastest / 64.0));
 	if (reps < 16)
 		reps = 16;
 	for (w = 0; w < C2C_WINDOWS && !bad; w++) {
@@ -9039,9 +9048,9 @@ static int c2c_ping(uint64_t *line, double *per, unsigned long long *trips)
 
 /* Thread b: answer each odd number with the even one after it, until
  * C2C_STOP; returns how many it answered. */
-static unsigned long long c2c_pong(uint64_t *line)
+static unsigned long long c2c_pong(unsigned *line)
 {
-	uint64_t v = 1, x;
+	unsigned v = 1, x;
 	unsigned long long n = 0;
 	for (;;) {
 		while ((x = __atomic_load_n(line, __ATOMIC_ACQUIRE)) != v)
@@ -9069,7 +9078,7 @@ static void c2c_pair(struct c2c_cell *c)
 {
 	double per[C2C_WINDOWS], sorted[C2C_WINDOWS];
 	long page = os_page_bytes();
-	uint64_t *line = NULL;
+	unsigned *line = NULL;
 	int pinned[2] = {0, 0}, got = 0, bad = 0;
 	unsigned long long trips = 0, answered = 0;
 #pragma omp parallel num_threads(2)
