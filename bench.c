@@ -6406,7 +6406,7 @@ static int mix_mode(const struct options *o, const struct system_info *si)
 	struct options op = *o, on;
 	struct stream_run r, *n = NULL;
 	struct mix_result m;
-	int has_nt;
+	int has_nt, rc;
 
 	op.kernels = MIX_KERNELS;
 	op.nt_stores = STORES_PLAIN;
@@ -6439,8 +6439,9 @@ static int mix_mode(const struct options *o, const struct system_info *si)
 	m.plain = &r;
 	m.nt = n;
 	mix_report_tail(&m, si);
-	stream_release(&r);
-	return r.valid && (!n || n->valid) ? 0 : 1;
+	rc = r.valid && (!n || n->valid) ? 0 : 1;
+	stream_release(&r); /* and n, r's second run */
+	return rc;
 }
 
 /* ======================================================================
@@ -9009,11 +9010,11 @@ static int c2c_trip(unsigned *line, unsigned *v)
 	return 0;
 }
 
-/* Thread a: warm-up bouncing for C2C_WARM_NS (four batches at least) in
- * batches of 64 round trips, whose fastest sizes a window of about C2C_WINDOW_NS (the
- * fastest: a batch the OS interrupted would make the windows short),
- * then C2C_WINDOWS timed windows, each's time over its round trips,
- * halved, into per[].  Ends thread b with C2C_STOP. */
+/* Thread a: warm-up bouncing for C2C_WARM_NS (four batches at least)
+ * in batches of 64 round trips, whose fastest sizes a window of about
+ * C2C_WINDOW_NS (the fastest: a batch the OS interrupted would make the
+ * windows short), then C2C_WINDOWS timed windows, each's time over its
+ * round trips, halved, into per[].  Ends thread b with C2C_STOP. */
 static int c2c_ping(unsigned *line, double *per, unsigned long long *trips)
 {
 	unsigned v = 0;
