@@ -7,7 +7,7 @@
 
 load test_helper
 
-MODES="stream latency all info"
+MODES="stream latency all info mix c2c"
 
 # Every flag of --help in every mode, with an empty value (for a switch:
 # a value it does not take) and then a flag that exists nowhere, so that
@@ -91,7 +91,7 @@ doc_flags() {
 	load_probes
 	for name in "${!ARG[@]}"; do
 		if [[ ${IN[$name]} == *info* ]]; then
-			[ "${IN[$name]}" = " stream latency all info" ] ||
+			[ "${IN[$name]}" = " stream latency all info mix c2c" ] ||
 				fail "--$name belongs to info but only to${IN[$name]}"
 		fi
 	done
@@ -109,6 +109,29 @@ doc_flags() {
 		elif [[ $docs == *" $name "* ]]; then
 			fail "docs/bench.md lists --$name as a bandwidth flag; it belongs to${IN[$name]}"
 		fi
+	done
+}
+
+# mode_flags MODE: the flags MODE takes, one a line, sorted.
+mode_flags() {
+	local name
+	for name in "${!ARG[@]}"; do
+		[[ ${IN[$name]} == *" $1"* ]] && echo "$name"
+	done | sort
+}
+
+@test "the flags of modes mix and c2c are the ones docs/bench.md's tables name for them" {
+	load_probes
+	local want
+	for m in mix c2c; do
+		case $m in
+		mix) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Bandwidth by read:write mix (`bench mix`)') ;;
+		c2c) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Core-to-core latency (`bench c2c`)') ;;
+		esac
+		want=$(printf '%s\nhelp\nversion\n' "$want" | sort -u)
+		[ "$(printf '%s\n' "$want" | wc -l)" -ge 4 ] || fail "no $m flags read from docs/bench.md"
+		diff <(printf '%s\n' "$want") <(mode_flags "$m") ||
+			fail "bench $m's flags (right) are not the ones docs/bench.md lists for it (left)"
 	done
 }
 
