@@ -8081,6 +8081,27 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 	free(sizes);
 }
 
+/* A curve file's "stride=N header line: N whole bytes, from 1 to 2^50
+ * (past the 1e9 MB the sizes may reach); anything else is refused, not
+ * wrapped (-64 became 2^64 - 64) or clamped.  A quoted line of another
+ * kind names no stride (0). */
+static long curve_stride(const struct options *o, const char *line,
+			 int lineno)
+{
+	const char *p = line + 8, *end;
+	unsigned long long v = 0;
+	if (strncmp(line, "\"stride=", 8) != 0)
+		return 0;
+	for (end = p; isdigit((unsigned char)*end) && v <= 1ULL << 50; end++)
+		v = v * 10 + (unsigned long long)(*end - '0');
+	while (isspace((unsigned char)*end))
+		end++;
+	if (end == p || *end || v < 1 || v > 1ULL << 50)
+		die("--curve-in %s:%d: the \"stride= header is not a whole "
+		    "number of bytes from 1 to 2^50", o->curve_in, lineno);
+	return (long)v;
+}
+
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
  * a synthetic curve) and summarise each stride block. */
 static int lat_curve_file(const struct options *o, const struct system_info *si)
@@ -8110,8 +8131,7 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		int eof = !fgets(line, sizeof(line), f);
 		lineno++;
 		if (!eof && line[0] == '"') {
-			if (sscanf(line, "\"stride=%ld", &stride) != 1)
-				stride = 0;
+			stride = curve_stride(o, line, lineno);
 			continue;
 		}
 		if (!eof && sscanf(line, "%lf %lf %c", &mb, &v, &extra) == 2) {

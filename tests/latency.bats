@@ -330,6 +330,22 @@ DRAM 102'
 	assert_line --regexp '^# stride=64: L1d '
 }
 
+@test "--curve-in refuses a stride header that is not a whole number of bytes, naming the file and line" {
+	local bad c="$BATS_TEST_TMPDIR/c"
+	# -64 was read as 2^64 - 64 and a huge one clamped to 2^63 - 1
+	for bad in -64 +64 1e20 100000000000000000000 0 "" 64x 0x40 1125899906842625; do
+		printf '# a comment\n"stride=%s\n0.00049 1.1\n0.00098 1.2\n' "$bad" >"$c"
+		refused --curve-in "$c"
+		[ "$stderr" = "bench: --curve-in $c:2: the \"stride= header is not a whole number of bytes from 1 to 2^50" ] ||
+			{ echo "stride=$bad: $stderr"; return 1; }
+	done
+	# the largest is read as it is, and so is lat_mem_rd's CRLF line
+	printf '"stride=1125899906842624\n0.00049 1.1\n\n"stride=128\r\n0.00049 1.1\n' >"$c"
+	run "$BENCH" latency --curve-in "$c" --json
+	assert_success
+	jq -e '[.summary[].stride] == [1125899906842624, 128]' <<<"$output"
+}
+
 @test "--curve-in refuses a file that is not a curve" {
 	printf 'hello world\n' >"$BATS_TEST_TMPDIR/bad.txt"
 	refused --curve-in "$BATS_TEST_TMPDIR/bad.txt"
