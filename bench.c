@@ -2110,7 +2110,11 @@ static void parse_lat_mem_rd(int argc, char **argv, struct options *o)
 	}
 	o->lmrd_blank = 1;
 	for (; i < argc; i++) {
-		unsigned long long v = parse_bytes("stride", argv[i], 1);
+		unsigned long long v;
+		if (argv[i][0] == '-')
+			die("stride %s: options come before size_in_MB; "
+			    LMRD_USAGE, argv[i]);
+		v = parse_bytes("stride", argv[i], 1);
 		if (v % sizeof(void *) != 0)
 			die("stride %s: not a multiple of %u bytes (the pointer "
 			    "size)", argv[i], (unsigned)sizeof(void *));
@@ -2183,7 +2187,7 @@ static size_t hugetlb_page_bytes(void)
 /* Refuse --alloc hugetlb before mmap when the pool is too small: a
  * process that overruns the pool can be killed by SIGBUS (libhugetlbfs
  * users know this as the run that dies when pages run out). */
-static void hugetlb_check_pool(size_t total_pages)
+static void hugetlb_check_pool(size_t total_pages, const char *flag)
 {
 #ifdef _WIN32
 	/* Windows keeps no pool: large pages come from free memory, for a
@@ -2191,7 +2195,7 @@ static void hugetlb_check_pool(size_t total_pages)
 	const char *why = win_large_pages_refused();
 	(void)total_pages;
 	if (why)
-		die("--alloc hugetlb: %s", why);
+		die("%s: %s", flag, why);
 #else
 	long long free_p = meminfo_value("HugePages_Free");
 	long long rsvd = meminfo_value("HugePages_Rsvd");
@@ -2200,12 +2204,12 @@ static void hugetlb_check_pool(size_t total_pages)
 	snprintf(path, sizeof(path), "%s/sys/vm/nr_hugepages", procfs_root());
 	read_first_line(path, nr, sizeof(nr));
 	if (free_p < 0)
-		die("--alloc hugetlb: this kernel reports no huge page pool");
+		die("%s: this kernel reports no huge page pool", flag);
 	avail = free_p - (rsvd > 0 ? rsvd : 0);
 	if (avail < (long long)total_pages)
-		die("--alloc hugetlb: needs %zu huge pages but only %lld are free "
+		die("%s: needs %zu huge pages but only %lld are free "
 		    "(nr_hugepages=%s); reserve more, e.g. echo %lld > "
-		    "/proc/sys/vm/nr_hugepages", total_pages, avail, nr,
+		    "/proc/sys/vm/nr_hugepages", flag, total_pages, avail, nr,
 		    atoll(nr) + (long long)total_pages - avail);
 #endif
 }
@@ -2233,6 +2237,9 @@ struct alloc_plan {
 	unsigned long long rule_elems; /* STREAM's rule for all of them */
 	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
 	size_t huge_pages;     /* such pages the regions fill */
+	char flag[32];         /* what chose the mode, for errors: "--alloc
+				* mmap", or the lat_mem_rd personality's
+				* compiled "LAT_ALLOC mmap" */
 };
 
 /* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
@@ -2256,35 +2263,43 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 	p->huge_page = hugetlb_page_bytes();
 	if (part == M_LATENCY) {
 		char b1[32], b2[32];
+		char max[64];
 		p->mode = o->lat_alloc;
 		p->regions = o->parallel; /* lat_mem_rd -P: one buffer a chase */
+		/* the size as it was given: lat_mem_rd's own argument */
+		format_bytes(b1, sizeof(b1), o->lat_max);
+		if (o->lmrd)
+			snprintf(max, sizeof(max), "size_in_MB %llu (%s)",
+				 o->lat_max >> 20, b1);
+		else
+			snprintf(max, sizeof(max), "--max %s", b1);
 		if (o->lat_max > address_space_bytes() / (unsigned long long)p->regions) {
-			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), address_space_bytes());
 			if (p->regions > 1)
 				die("-P %d: %d chase buffers of %s are more than this "
 				    "%d-bit build can map (%s in all)", p->regions,
 				    p->regions, b1, (int)(sizeof(void *) * CHAR_BIT), b2);
-			die("--max %s is more than this %d-bit build can map (%s)",
-			    b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+			die("%s is more than this %d-bit build can map (%s)",
+			    max, (int)(sizeof(void *) * CHAR_BIT), b2);
 		}
 		if (phys && o->lat_max * (unsigned long long)p->regions > phys) {
-			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), phys);
 			if (p->regions > 1)
 				die("-P %d: %d chase buffers of %s are more than this "
 				    "machine's physical memory (%s)", p->regions,
 				    p->regions, b1, b2);
-			die("--max %s is larger than this machine's physical memory "
-			    "(%s)", b1, b2);
+			die("%s is larger than this machine's physical memory "
+			    "(%s)", max, b2);
 		}
 		if (p->mode == A_STATIC &&
 		    (BENCH_NO_STATIC || o->lat_max > STATIC_BYTES))
-			die("--alloc static: the chase buffer of %llu bytes does not "
-			    "fit the compiled static array", o->lat_max);
+			die("%s: the chase buffer of %llu bytes does not "
+			    "fit the compiled static array", o->lmrd ?
+			    "LAT_ALLOC static" : "--alloc static", o->lat_max);
 		if (p->mode == A_STATIC && p->regions > 1)
-			die("--alloc static: the static array holds one chase buffer, "
-			    "not %d", p->regions);
+			die("%s: the static array holds one chase buffer, "
+			    "not %d", o->lmrd ? "LAT_ALLOC static" :
+			    "--alloc static", p->regions);
 		if (o->load_threads > 0) {
 			/* each load thread reads its own array, allocated later:
 			 * count it now, before anything is measured */
@@ -2384,15 +2399,17 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		pagesum = (p->regions * STATIC_BYTES + p->huge_page - 1) /
 			  p->huge_page;
 	p->huge_pages = (size_t)pagesum;
+	snprintf(p->flag, sizeof(p->flag), "%s %s",
+		 o->lmrd ? "LAT_ALLOC" : "--alloc", alloc_names[p->mode]);
 #ifdef _WIN32
 	if (p->mode == A_SHM)
-		die("--alloc shm: Windows has no System V shared memory");
+		die("%s: Windows has no System V shared memory", p->flag);
 #endif
 	if (p->mode == A_HUGETLB) {
 		if (!p->huge_page)
-			die("--alloc hugetlb: this kernel reports no huge page size");
+			die("%s: this kernel reports no huge page size", p->flag);
 		if (check_pool)
-			hugetlb_check_pool(p->huge_pages);
+			hugetlb_check_pool(p->huge_pages, p->flag);
 	}
 }
 
@@ -2508,9 +2525,8 @@ static void alloc_regions(const struct alloc_plan *p, struct region *reg)
 			snprintf(what, sizeof(what), "the chase buffer");
 		else
 			snprintf(what, sizeof(what), "array %c", array_names[i]);
-		die("--alloc %s: could not obtain %.1f MiB for %s (%s)",
-		    alloc_names[p->mode], (double)p->bytes / 1048576.0, what,
-		    strerror(errno));
+		die("%s: could not obtain %.1f MiB for %s (%s)", p->flag,
+		    (double)p->bytes / 1048576.0, what, strerror(errno));
 	}
 }
 
@@ -7933,9 +7949,17 @@ static void lat_check(struct options *o, const struct system_info *si)
 		die("--min %s is larger than --max %s", b1, b2);
 	}
 	for (i = 0; i < o->nstrides; i++) {
+		/* lat_mem_rd's own arguments where it was run as lat_mem_rd */
+		if (o->strides[i] > o->lat_max / 2 && o->lmrd)
+			die("stride %zu: a chain needs two strides, but size_in_MB "
+			    "%llu is %llu bytes", o->strides[i], o->lat_max >> 20,
+			    o->lat_max);
 		if (o->strides[i] > o->lat_max / 2)
 			die("--stride %zu: a chain needs two strides, but --max is "
 			    "%llu bytes", o->strides[i], o->lat_max);
+		if (o->lat_max / o->strides[i] > UINT32_MAX && o->lmrd)
+			die("stride %zu: size_in_MB %llu makes more than 2^32 lines",
+			    o->strides[i], o->lat_max >> 20);
 		if (o->lat_max / o->strides[i] > UINT32_MAX)
 			die("--stride %zu: --max %llu makes more than 2^32 lines",
 			    o->strides[i], o->lat_max);
@@ -7947,6 +7971,17 @@ static void lat_check(struct options *o, const struct system_info *si)
 	if (o->parallel > 1)
 		die("-P %d: parallel chases need OpenMP; rebuild with -fopenmp",
 		    o->parallel);
+#else
+	/* a runtime that caps its threads (OMP_THREAD_LIMIT) is refused now,
+	 * not after the curve has begun */
+	if (o->parallel > omp_get_thread_limit())
+		die("-P %d: the OpenMP runtime's thread limit is %d "
+		    "(OMP_THREAD_LIMIT)", o->parallel, omp_get_thread_limit());
+	if (o->load_threads + 1 > omp_get_thread_limit())
+		die("--load-threads %d: the chase and its load threads need %d "
+		    "threads; the OpenMP runtime's thread limit is %d "
+		    "(OMP_THREAD_LIMIT)", o->load_threads, o->load_threads + 1,
+		    omp_get_thread_limit());
 #endif
 }
 
