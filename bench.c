@@ -177,6 +177,12 @@
 #ifndef BENCH_WARMUP_TEST
 #define BENCH_WARMUP_TEST 0
 #endif
+/* Test-only: the loaded-latency load threads count bytes they did not
+ * move: 1 skips their reads, 2 their writes.  The loaded test's own
+ * check (section 18) must refuse to report such a row. */
+#ifndef BENCH_LOAD_TEST
+#define BENCH_LOAD_TEST 0
+#endif
 
 /* -- Cluster (bench-mpi only: -DBENCH_MPI) ------------------------------ */
 
@@ -7178,7 +7184,8 @@ static void lat_loaded_curves(const struct options *o, struct lat_run *r)
 
 struct lat_counter {
 	unsigned long long bytes;
-	char pad[CACHE_LINE - sizeof(unsigned long long)];
+	double sum; /* what the thread's reads of one row summed */
+	char pad[CACHE_LINE - sizeof(unsigned long long) - sizeof(double)];
 };
 static int lat_stop;
 
@@ -7194,9 +7201,15 @@ struct lat_load {
 	const int *cpu_of; /* CPU of thread t, t = 0 the chase; -1 unpinned */
 };
 
+/* What a load thread writes: every other element of its array holds 1,
+ * so what its reads sum and where its writes landed can be checked
+ * against the bytes it counted (lat_load_verify). */
+#define LAT_LOAD_MARK ((elem_t)2)
+
 /* One load thread until lat_stop: each chunk reads `reads` blocks and
- * writes `writes` blocks, walking its array in order, then spins
- * `delay` turns; the bytes moved are published after every chunk. */
+ * writes `writes` blocks, walking its array in order from its start,
+ * then spins `delay` turns; the bytes moved are published after every
+ * chunk, and what its reads summed when it stops. */
 static double lat_load_thread(const struct lat_load *l, int t)
 {
 	elem_t *a = l->arrays[t - 1].data;
@@ -7210,9 +7223,12 @@ static double lat_load_thread(const struct lat_load *l, int t)
 		if (pos + per_chunk > l->elems)
 			pos = 0;
 		for (k = 0; k < l->reads; k++, pos += l->sub)
-			s += k_read(a, NULL, NULL, 0, pos, pos + l->sub, 0);
+			if (BENCH_LOAD_TEST != 1)
+				s += k_read(a, NULL, NULL, 0, pos, pos + l->sub, 0);
 		for (k = 0; k < l->writes; k++, pos += l->sub)
-			k_write(NULL, NULL, a, (elem_t)1, pos, pos + l->sub, 0);
+			if (BENCH_LOAD_TEST != 2)
+				k_write(NULL, NULL, a, LAT_LOAD_MARK, pos,
+					pos + l->sub, 0);
 		done += chunk_bytes;
 #pragma omp atomic write
 		l->cnt[t].bytes = done;
@@ -7220,7 +7236,51 @@ static double lat_load_thread(const struct lat_load *l, int t)
 #pragma omp atomic read
 		stop = lat_stop;
 	}
+	l->cnt[t].sum = s;
 	return s;
+}
+
+/* After a row, with its load threads joined: each thread counted bytes
+ * it really moved.  From its counter alone (from, its value before the
+ * row), the chunks it did are known, and so what its reads must have
+ * summed (every read element holds 1) and which write blocks must hold
+ * LAT_LOAD_MARK (it walks from its array's start, wrapping after the
+ * last whole chunk).  A thread that counted without reading or writing
+ * would report bandwidth it never drew, and load the chase with
+ * nothing: the run stops instead.  The write blocks get their 1 back,
+ * so another mix's reads see 1 everywhere. */
+static void lat_load_verify(const struct lat_load *l,
+			    const unsigned long long *from)
+{
+	size_t per_chunk = (size_t)(l->reads + l->writes) * l->sub;
+	size_t lap = per_chunk ? l->elems / per_chunk : 0, c, j;
+	int t, w;
+	for (t = 1; t <= l->threads; t++) {
+		elem_t *a = l->arrays[t - 1].data;
+		unsigned long long moved = l->cnt[t].bytes - from[t],
+				   chunk = per_chunk * sizeof(elem_t),
+				   n = chunk ? moved / chunk : 0;
+		double want = (double)n * (double)l->reads * (double)l->sub;
+		size_t missed = 0;
+		if (!chunk || moved % chunk || l->cnt[t].sum != want)
+			die("internal error: load thread %d counted %llu bytes, but "
+			    "its reads summed %.17g where they must sum %.17g: the "
+			    "row would report bytes it did not move", t, moved,
+			    l->cnt[t].sum, want);
+		for (c = 0; c < lap && c < n; c++)
+			for (w = 0; w < l->writes; w++) {
+				elem_t *b = a + c * per_chunk +
+					    (size_t)(l->reads + w) * l->sub;
+				for (j = 0; j < l->sub; j++) {
+					missed += b[j] != LAT_LOAD_MARK;
+					b[j] = (elem_t)1;
+				}
+			}
+		if (missed)
+			die("internal error: load thread %d counted %llu bytes, but "
+			    "%zu of the elements they wrote hold no write: the row "
+			    "would report bytes it did not move", t, moved, missed);
+	}
 }
 
 /* One row: thread 0 warms and times the chase while l->threads load
@@ -7236,11 +7296,14 @@ static void lat_loaded_row_run(const struct lat_load *l, void **head,
 {
 	double t0 = 0, t1 = 0, chase_t = 0, keep = 0;
 	double *per = malloc(LAT_LOADED_MAX_WINDOWS * sizeof(*per));
-	unsigned long long b0 = 0, b1 = 0;
+	unsigned long long b0 = 0, b1 = 0, *from = malloc(
+		((size_t)l->threads + 1) * sizeof(*from));
 	int nw = 0, got = l->threads + 1, k;
 
-	if (!per)
+	if (!per || !from)
 		die("out of memory for the loaded-latency windows");
+	for (k = 1; k <= l->threads; k++)
+		from[k] = l->cnt[k].bytes;
 #pragma omp atomic write
 	lat_stop = 0;
 #pragma omp parallel num_threads(l->threads + 1) reduction(+ : keep)
@@ -7286,6 +7349,8 @@ static void lat_loaded_row_run(const struct lat_load *l, void **head,
 	if (got < l->threads + 1)
 		die("--load-threads %d: the OpenMP runtime gave only %d threads",
 		    l->threads, got);
+	lat_load_verify(l, from);
+	free(from);
 	lat_sink = (uintptr_t)keep;
 	row->threads = l->threads;
 	row->ns = median(per, (size_t)nw);

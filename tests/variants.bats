@@ -273,6 +273,28 @@ needs_openmp() {
 	[[ "$stderr" == *"loaded latency needs OpenMP"* ]]
 }
 
+@test "load threads that count bytes they never read or write are refused by bench's own check (BENCH_LOAD_TEST)" {
+	needs_openmp
+	local lt1 lt2
+	# the load threads count their chunks but skip their reads (1) or
+	# their writes (2): what their reads summed, and the marks their
+	# writes must have left, give them away
+	lt1=$(build_variant loadtest1 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=1)
+	lt2=$(build_variant loadtest2 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=2)
+	BENCH=$lt1 refused --min 1M --max 1M --load-threads 1 --rw 1:0 --delays 0 --json
+	[[ "$stderr" == "bench: internal error: load thread 1 counted "*" bytes, but its reads summed 0 where they must sum "* ]]
+	BENCH=$lt2 refused --min 1M --max 1M --load-threads 1 --rw 1:1 --delays 0 --json
+	[[ "$stderr" == "bench: internal error: load thread 1 counted "*" of the elements they wrote hold no write"* ]]
+	# a mix without writes is all that build gets right, and passes
+	run "$lt2" latency --min 1M --max 1M --load-threads 1 --rw 1:0 --delays 0 --json
+	assert_success
+	# and the real load threads pass it, a mix that reads what an earlier
+	# mix wrote over included
+	run "$BENCH" latency --min 1M --max 1M --load-threads 1 --rw 1:1,1:0,2:1 --delays 0 --json
+	assert_success
+	jq -e '(.loaded.rows | map(select(.idle | not)) | length) == 3' <<<"$output"
+}
+
 # ---- moved from alloc.bats (the fast tier)
 @test "where the OS keeps no smaps, the mapping is unknown, never invented" {
 	# a build that believes it is not on Linux: the smaps shim has no file
