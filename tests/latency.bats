@@ -146,17 +146,23 @@ os_clock_mhz() {
 		jq -e '.curve[0] | (.cycles - .ns) | fabs < 1e-6' >/dev/null
 }
 
-@test "JSON parses and carries curve, summary and the page report" {
-	run "$BENCH" latency "${SMALL[@]}" --json
-	assert_success
-	printf '%s\n' "$output" | jq -e '
+@test "JSON parses and carries curve, summary and the page report; the default stride is sysfs's line, else 64" {
+	local sys stride
+	# a 128-byte line, so the default stride shows where it came from
+	for sys in $(each_sysfs 128); do
+		stride=64
+		[[ "$sys" == *-none ]] || stride=128
+		MEMBENCH_SYSFS=$sys run "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		printf '%s\n' "$output" | jq -e --argjson s "$stride" '
 		.schema == "membench/1" and .mode == "latency" and
-		.run.pattern == "random" and .run.strides == [64] and
+		.run.pattern == "random" and .run.strides == [$s] and
 		(.curve | length) == 9 and .curve[0].bytes == 4096 and
 		(.curve | all(.ns > 0 and .repeats >= 1)) and
-		.summary[0].stride == 64 and (.summary[0].levels | length) >= 1 and
+		.summary[0].stride == $s and (.summary[0].levels | length) >= 1 and
 		.run.buffer.page_kib >= 4 and (.clock.mhz > 100) and
 		.build.compiler != null and .system.caches != null' >/dev/null
+	done
 }
 
 # guest_caches ROOT [FLAGS]: a fake sysfs and procfs under ROOT whose
@@ -324,10 +330,14 @@ DRAM 102'
 }
 
 @test "detector reads bench's own output back" {
-	"$BENCH" latency "${SMALL[@]}" >"$BATS_TEST_TMPDIR/own.txt"
-	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/own.txt"
-	assert_success
-	assert_line --regexp '^# stride=64: L1d '
+	local sys
+	# the stride the file's header names, whichever the default was
+	for sys in $(each_sysfs 128); do
+		MEMBENCH_SYSFS=$sys "$BENCH" latency "${SMALL[@]}" >"$BATS_TEST_TMPDIR/own.txt"
+		MEMBENCH_SYSFS=$sys run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/own.txt"
+		assert_success
+		assert_line --regexp "^# stride=$(sed -n '1s/^"stride=//p' "$BATS_TEST_TMPDIR/own.txt"): L1d "
+	done
 }
 
 @test "--curve-in refuses a stride header that is not a whole number of bytes, naming the file and line" {
@@ -404,12 +414,17 @@ DRAM 102'
 }
 
 @test "bench all: STREAM's table, then the latency summary" {
-	run "$BENCH" all $TINY --max 1M --steps-per-octave 2
-	assert_success
-	assert_line --regexp '^Triad: +[0-9]'
-	assert_line --partial 'Solution Validates'
-	assert_line --regexp '^# stride=64: L1d '
-	refute_line --regexp '^"stride='
+	local sys stride
+	for sys in $(each_sysfs 128); do
+		stride=64
+		[[ "$sys" == *-none ]] || stride=128
+		MEMBENCH_SYSFS=$sys run "$BENCH" all $TINY --max 1M --steps-per-octave 2
+		assert_success
+		assert_line --regexp '^Triad: +[0-9]'
+		assert_line --partial 'Solution Validates'
+		assert_line --regexp "^# stride=$stride: L1d "
+		refute_line --regexp '^"stride='
+	done
 	run "$BENCH" all $TINY --max 1M --steps-per-octave 2 --json
 	assert_success
 	printf '%s\n' "$output" | jq -e '
