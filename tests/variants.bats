@@ -68,6 +68,33 @@ needs_openmp() {
 	assert_output "$(printf 'false\n1')"
 }
 
+@test "a wrong formula in any kernel's table line fails validation: the replay's formulas are validation's own" {
+	need gcc
+	local k addr from to src="$MEMBENCH_ROOT/bench.c" d="$BATS_TEST_TMPDIR"
+	# each kernel's line of KERNEL_TABLE, given a plausible wrong formula
+	# (Nstream's computing Triad, as a slip could make it); the kernels
+	# and a replay of the table would agree, validation's own formulas
+	# must not
+	while IFS='|' read -r k addr from to; do
+		sed "$addr s#$from#$to#" "$src" >"$d/$k.c"
+		! cmp -s "$src" "$d/$k.c" || fail "$k: no line of KERNEL_TABLE matched $addr $from"
+		gcc -O0 "$d/$k.c" -o "$d/$k" -lm
+		run "$d/$k" -s 20000 -n 3 --kernels all
+		assert_failure 1
+		assert_line --regexp '^Failed Validation on (array [abc]\[\]|Read|Dot)'
+		refute_line --regexp '^Solution Validates'
+	done <<'EOT'
+copy|/X(COPY,/|KLD(a))|KLD(b))
+scale|/X(SCALE,/|KMUL(KQ, KLD(c)))|KADD(KQ, KLD(c)))
+add|/X(ADD,/|KADD(KLD(a), KLD(b)))|KADD(KLD(a), KLD(a)))
+triad|/^\t  KADD(KLD(b), KMUL/|KADD(KLD(b), KMUL(KQ, KLD(c))))|KADD(KLD(c), KMUL(KQ, KLD(b))))
+read|/X(READ,/|KLD(a))|KLD(b))
+write|/X(WRITE,/|KQ)|KADD(KQ, KQ))
+dot|/X(DOT,/|KMUL(KLD(a), KLD(b)))|KMUL(KLD(a), KLD(a)))
+nstream|/^\t  KADD(KLD(a), KADD/|KADD(KLD(a), KADD(KLD(b), KMUL(KQ, KLD(c)))))|KADD(KLD(b), KMUL(KQ, KLD(c))))
+EOT
+}
+
 @test "one element off by a relative 1e-6 fails validation (BENCH_CORRUPT_TEST=2)" {
 	# 1e-6 of one element in 100000 is an average relative error of 1e-11,
 	# a hundred times STREAM's epsilon for double
