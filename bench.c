@@ -7234,9 +7234,9 @@ struct lat_load {
 	const int *cpu_of; /* CPU of thread t, t = 0 the chase; -1 unpinned */
 };
 
-/* What a load thread writes: every other element of its array holds 1,
- * so what its reads sum and where its writes landed can be checked
- * against the bytes it counted (lat_load_verify). */
+/* What a load thread writes, where every element it has not written
+ * holds 1 (lat_load_arrays), so what its reads sum and where its writes
+ * landed can be checked against the bytes it counted (lat_load_verify). */
 #define LAT_LOAD_MARK ((elem_t)2)
 
 /* One load thread until lat_stop: each chunk reads `reads` blocks and
