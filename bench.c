@@ -179,6 +179,12 @@
 #ifndef BENCH_WARMUP_TEST
 #define BENCH_WARMUP_TEST 0
 #endif
+/* Test-only: the loaded-latency load threads count bytes they did not
+ * move: 1 skips their reads, 2 their writes.  The loaded test's own
+ * check (section 18) must refuse to report such a row. */
+#ifndef BENCH_LOAD_TEST
+#define BENCH_LOAD_TEST 0
+#endif
 
 /* -- Cluster (bench-mpi only: -DBENCH_MPI) ------------------------------ */
 
@@ -2408,7 +2414,11 @@ static void parse_lat_mem_rd(int argc, char **argv, struct options *o)
 	}
 	o->lmrd_blank = 1;
 	for (; i < argc; i++) {
-		unsigned long long v = parse_bytes("stride", argv[i], 1);
+		unsigned long long v;
+		if (argv[i][0] == '-')
+			die("stride %s: options come before size_in_MB; "
+			    LMRD_USAGE, argv[i]);
+		v = parse_bytes("stride", argv[i], 1);
 		if (v % sizeof(void *) != 0)
 			die("stride %s: not a multiple of %u bytes (the pointer "
 			    "size)", argv[i], (unsigned)sizeof(void *));
@@ -2481,7 +2491,7 @@ static size_t hugetlb_page_bytes(void)
 /* Refuse --alloc hugetlb before mmap when the pool is too small: a
  * process that overruns the pool can be killed by SIGBUS (libhugetlbfs
  * users know this as the run that dies when pages run out). */
-static void hugetlb_check_pool(size_t total_pages)
+static void hugetlb_check_pool(size_t total_pages, const char *flag)
 {
 #ifdef _WIN32
 	/* Windows keeps no pool: large pages come from free memory, for a
@@ -2489,7 +2499,7 @@ static void hugetlb_check_pool(size_t total_pages)
 	const char *why = win_large_pages_refused();
 	(void)total_pages;
 	if (why)
-		die("--alloc hugetlb: %s", why);
+		die("%s: %s", flag, why);
 #else
 	long long free_p = meminfo_value("HugePages_Free");
 	long long rsvd = meminfo_value("HugePages_Rsvd");
@@ -2498,12 +2508,12 @@ static void hugetlb_check_pool(size_t total_pages)
 	snprintf(path, sizeof(path), "%s/sys/vm/nr_hugepages", procfs_root());
 	read_first_line(path, nr, sizeof(nr));
 	if (free_p < 0)
-		die("--alloc hugetlb: this kernel reports no huge page pool");
+		die("%s: this kernel reports no huge page pool", flag);
 	avail = free_p - (rsvd > 0 ? rsvd : 0);
 	if (avail < (long long)total_pages)
-		die("--alloc hugetlb: needs %zu huge pages but only %lld are free "
+		die("%s: needs %zu huge pages but only %lld are free "
 		    "(nr_hugepages=%s); reserve more, e.g. echo %lld > "
-		    "/proc/sys/vm/nr_hugepages", total_pages, avail, nr,
+		    "/proc/sys/vm/nr_hugepages", flag, total_pages, avail, nr,
 		    atoll(nr) + (long long)total_pages - avail);
 #endif
 }
@@ -2531,6 +2541,9 @@ struct alloc_plan {
 	unsigned long long rule_elems; /* STREAM's rule for all of them */
 	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
 	size_t huge_pages;     /* such pages the regions fill */
+	char flag[32];         /* what chose the mode, for errors: "--alloc
+				* mmap", or the lat_mem_rd personality's
+				* compiled "LAT_ALLOC mmap" */
 };
 
 /* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
@@ -2554,35 +2567,43 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 	p->huge_page = hugetlb_page_bytes();
 	if (part == M_LATENCY) {
 		char b1[32], b2[32];
+		char max[64];
 		p->mode = o->lat_alloc;
 		p->regions = o->parallel; /* lat_mem_rd -P: one buffer a chase */
+		/* the size as it was given: lat_mem_rd's own argument */
+		format_bytes(b1, sizeof(b1), o->lat_max);
+		if (o->lmrd)
+			snprintf(max, sizeof(max), "size_in_MB %llu (%s)",
+				 o->lat_max >> 20, b1);
+		else
+			snprintf(max, sizeof(max), "--max %s", b1);
 		if (o->lat_max > address_space_bytes() / (unsigned long long)p->regions) {
-			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), address_space_bytes());
 			if (p->regions > 1)
 				die("-P %d: %d chase buffers of %s are more than this "
 				    "%d-bit build can map (%s in all)", p->regions,
 				    p->regions, b1, (int)(sizeof(void *) * CHAR_BIT), b2);
-			die("--max %s is more than this %d-bit build can map (%s)",
-			    b1, (int)(sizeof(void *) * CHAR_BIT), b2);
+			die("%s is more than this %d-bit build can map (%s)",
+			    max, (int)(sizeof(void *) * CHAR_BIT), b2);
 		}
 		if (phys && o->lat_max * (unsigned long long)p->regions > phys) {
-			format_bytes(b1, sizeof(b1), o->lat_max);
 			format_bytes(b2, sizeof(b2), phys);
 			if (p->regions > 1)
 				die("-P %d: %d chase buffers of %s are more than this "
 				    "machine's physical memory (%s)", p->regions,
 				    p->regions, b1, b2);
-			die("--max %s is larger than this machine's physical memory "
-			    "(%s)", b1, b2);
+			die("%s is larger than this machine's physical memory "
+			    "(%s)", max, b2);
 		}
 		if (p->mode == A_STATIC &&
 		    (BENCH_NO_STATIC || o->lat_max > STATIC_BYTES))
-			die("--alloc static: the chase buffer of %llu bytes does not "
-			    "fit the compiled static array", o->lat_max);
+			die("%s: the chase buffer of %llu bytes does not "
+			    "fit the compiled static array", o->lmrd ?
+			    "LAT_ALLOC static" : "--alloc static", o->lat_max);
 		if (p->mode == A_STATIC && p->regions > 1)
-			die("--alloc static: the static array holds one chase buffer, "
-			    "not %d", p->regions);
+			die("%s: the static array holds one chase buffer, "
+			    "not %d", o->lmrd ? "LAT_ALLOC static" :
+			    "--alloc static", p->regions);
 		if (o->load_threads > 0) {
 			/* each load thread reads its own array, allocated later:
 			 * count it now, before anything is measured */
@@ -2682,15 +2703,17 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		pagesum = (p->regions * STATIC_BYTES + p->huge_page - 1) /
 			  p->huge_page;
 	p->huge_pages = (size_t)pagesum;
+	snprintf(p->flag, sizeof(p->flag), "%s %s",
+		 o->lmrd ? "LAT_ALLOC" : "--alloc", alloc_names[p->mode]);
 #ifdef _WIN32
 	if (p->mode == A_SHM)
-		die("--alloc shm: Windows has no System V shared memory");
+		die("%s: Windows has no System V shared memory", p->flag);
 #endif
 	if (p->mode == A_HUGETLB) {
 		if (!p->huge_page)
-			die("--alloc hugetlb: this kernel reports no huge page size");
+			die("%s: this kernel reports no huge page size", p->flag);
 		if (check_pool)
-			hugetlb_check_pool(p->huge_pages);
+			hugetlb_check_pool(p->huge_pages, p->flag);
 	}
 }
 
@@ -2806,9 +2829,8 @@ static void alloc_regions(const struct alloc_plan *p, struct region *reg)
 			snprintf(what, sizeof(what), "the chase buffer");
 		else
 			snprintf(what, sizeof(what), "array %c", array_names[i]);
-		die("--alloc %s: could not obtain %.1f MiB for %s (%s)",
-		    alloc_names[p->mode], (double)p->bytes / 1048576.0, what,
-		    strerror(errno));
+		die("%s: could not obtain %.1f MiB for %s (%s)", p->flag,
+		    (double)p->bytes / 1048576.0, what, strerror(errno));
 	}
 }
 
@@ -4989,22 +5011,50 @@ struct stream_run {
 /* ======================================================================
  * 11 Validation (bandwidth), as STREAM does it: replay the kernel
  * sequence on scalars, then compare every element against the replayed
- * value.
+ * value.  The replay's formulas are written out here, apart from the
+ * kernels' table, as STREAM's check writes its four in code of its own.
  * ====================================================================== */
 
-/* Replay the kernels' formulas on scalars (the table, section 4): a
- * STORE kernel's array gets its formula, a SUM kernel's total of every
- * repetition must be n times its formula, to 1e-9.  A calibration pass
- * (--stores auto) runs each kernel once per candidate method, which
- * only Nstream, reading the array it writes, can tell from once. */
+/* What kernel k leaves, on the scalars a, b and c with the scalar q, and
+ * for a SUM kernel its total over n elements: each formula written out
+ * again, not taken from KERNEL_TABLE.  A kernel whose table line is
+ * wrong (Nstream computing Triad) agrees with a replay of that line and
+ * fails this one.  Returns KIND_STORE or KIND_SUM, as this code knows
+ * the kernel, whatever the table says. */
+static int kernel_expect(enum kernel_id k, elem_t *a, elem_t *b, elem_t *c,
+			 elem_t q, double n, double *sum)
+{
+	switch (k) {
+	case K_COPY: *c = *a; return KIND_STORE;
+	case K_SCALE: *b = q * *c; return KIND_STORE;
+	case K_ADD: *c = *a + *b; return KIND_STORE;
+	case K_TRIAD: *a = *b + q * *c; return KIND_STORE;
+	case K_READ: *sum = n * (double)*a; return KIND_SUM;
+	case K_WRITE: *c = q; return KIND_STORE;
+	case K_DOT: *sum = n * (double)(elem_t)(*a * *b); return KIND_SUM;
+	case K_NSTREAM: *a = *a + (*b + q * *c); return KIND_STORE;
+	case K_AXPY: *c = *c + q * *a; return KIND_STORE;
+	case K_UPDATE: *b = q * *b; return KIND_STORE;
+	case NKERNELS: break;
+	}
+	die("internal error: validation has no formula of its own for "
+	    "kernel %d: add it to kernel_expect", (int)k);
+	return KIND_STORE;
+}
+
+/* Replay the kernels' formulas on scalars: a STORE kernel's array gets
+ * its formula, a SUM kernel's total of every repetition must be n times
+ * its formula, to 1e-9.  Validation replays kernel_expect's formulas;
+ * replay_limit, which only sizes a run, the table's (REPLAY).  A
+ * calibration pass (--stores auto) runs each kernel once per candidate
+ * method, which only Nstream, reading the array it writes, can tell
+ * from once. */
 #undef EL
 #define EL(x) x##j
 #define REPLAY(id, name, disp, label, kind, dst, words, flops, f)           \
 	for (i = 0; (kernels & (1u << K_##id)) && i < REPLAY_TIMES(K_##id); i++) \
 		REPLAY_##kind(K_##id, dst, f);
 #define REPLAY_STORE(id, dst, f) dst##j = KS f
-#define REPLAY_SUM(id, dst, f)                                              \
-	check_sum(r, id, k, (double)r->n * (double)(KS f))
 
 static void check_sum(struct stream_run *r, int kernel,
 		      unsigned long long pass, double want)
@@ -5031,11 +5081,18 @@ static void validate(struct stream_run *r, unsigned kernels)
 	for (i = 0; i < NKERNELS; i++)
 		r->sum_ok[i] = 1;
 	/* calibration passes (--stores auto) ran the same sequence first */
-#define REPLAY_TIMES(kernel) (k < r->ncal ? r->ncand[kernel] : 1)
-	for (k = 0; k < r->ncal + r->ntimes; k++) {
-		KERNEL_TABLE(REPLAY)
-	}
-#undef REPLAY_TIMES
+	for (k = 0; k < r->ncal + r->ntimes; k++)
+		for (i = 0; i < NKERNELS; i++) {
+			unsigned long long t, times = 1;
+			if (k < r->ncal)
+				times = (unsigned long long)r->ncand[i];
+			for (t = 0; (kernels & (1u << i)) && t < times; t++) {
+				double sum = 0.0;
+				if (kernel_expect((enum kernel_id)i, &aj, &bj, &cj, q,
+						  (double)r->n, &sum) == KIND_SUM)
+					check_sum(r, i, k, sum);
+			}
+		}
 	r->expected[0] = aj;
 	r->expected[1] = bj;
 	r->expected[2] = cj;
@@ -7930,7 +7987,8 @@ static void lat_loaded_curves(const struct options *o, struct lat_run *r)
 
 struct lat_counter {
 	unsigned long long bytes;
-	char pad[CACHE_LINE - sizeof(unsigned long long)];
+	double sum; /* what the thread's reads of one row summed */
+	char pad[CACHE_LINE - sizeof(unsigned long long) - sizeof(double)];
 };
 static int lat_stop;
 
@@ -7946,9 +8004,15 @@ struct lat_load {
 	const int *cpu_of; /* CPU of thread t, t = 0 the chase; -1 unpinned */
 };
 
+/* What a load thread writes, where every element it has not written
+ * holds 1 (lat_load_arrays), so what its reads sum and where its writes
+ * landed can be checked against the bytes it counted (lat_load_verify). */
+#define LAT_LOAD_MARK ((elem_t)2)
+
 /* One load thread until lat_stop: each chunk reads `reads` blocks and
- * writes `writes` blocks, walking its array in order, then spins
- * `delay` turns; the bytes moved are published after every chunk. */
+ * writes `writes` blocks, walking its array in order from its start,
+ * then spins `delay` turns; the bytes moved are published after every
+ * chunk, and what its reads summed when it stops. */
 static double lat_load_thread(const struct lat_load *l, int t)
 {
 	elem_t *a = l->arrays[t - 1].data;
@@ -7962,9 +8026,12 @@ static double lat_load_thread(const struct lat_load *l, int t)
 		if (pos + per_chunk > l->elems)
 			pos = 0;
 		for (k = 0; k < l->reads; k++, pos += l->sub)
-			s += k_read(a, NULL, NULL, 0, pos, pos + l->sub, 0);
+			if (BENCH_LOAD_TEST != 1)
+				s += k_read(a, NULL, NULL, 0, pos, pos + l->sub, 0);
 		for (k = 0; k < l->writes; k++, pos += l->sub)
-			k_write(NULL, NULL, a, (elem_t)1, pos, pos + l->sub, 0);
+			if (BENCH_LOAD_TEST != 2)
+				k_write(NULL, NULL, a, LAT_LOAD_MARK, pos,
+					pos + l->sub, 0);
 		done += chunk_bytes;
 #pragma omp atomic write
 		l->cnt[t].bytes = done;
@@ -7972,7 +8039,51 @@ static double lat_load_thread(const struct lat_load *l, int t)
 #pragma omp atomic read
 		stop = lat_stop;
 	}
+	l->cnt[t].sum = s;
 	return s;
+}
+
+/* After a row, with its load threads joined: each thread counted bytes
+ * it really moved.  From its counter alone (from, its value before the
+ * row), the chunks it did are known, and so what its reads must have
+ * summed (every read element holds 1) and which write blocks must hold
+ * LAT_LOAD_MARK (it walks from its array's start, wrapping after the
+ * last whole chunk).  A thread that counted without reading or writing
+ * would report bandwidth it never drew, and load the chase with
+ * nothing: the run stops instead.  The write blocks get their 1 back,
+ * so another mix's reads see 1 everywhere. */
+static void lat_load_verify(const struct lat_load *l,
+			    const unsigned long long *from)
+{
+	size_t per_chunk = (size_t)(l->reads + l->writes) * l->sub;
+	size_t lap = per_chunk ? l->elems / per_chunk : 0, c, j;
+	int t, w;
+	for (t = 1; t <= l->threads; t++) {
+		elem_t *a = l->arrays[t - 1].data;
+		unsigned long long moved = l->cnt[t].bytes - from[t],
+				   chunk = per_chunk * sizeof(elem_t),
+				   n = chunk ? moved / chunk : 0;
+		double want = (double)n * (double)l->reads * (double)l->sub;
+		size_t missed = 0;
+		if (!chunk || moved % chunk || l->cnt[t].sum != want)
+			die("internal error: load thread %d counted %llu bytes, but "
+			    "its reads summed %.17g where they must sum %.17g: the "
+			    "row would report bytes it did not move", t, moved,
+			    l->cnt[t].sum, want);
+		for (c = 0; c < lap && c < n; c++)
+			for (w = 0; w < l->writes; w++) {
+				elem_t *b = a + c * per_chunk +
+					    (size_t)(l->reads + w) * l->sub;
+				for (j = 0; j < l->sub; j++) {
+					missed += b[j] != LAT_LOAD_MARK;
+					b[j] = (elem_t)1;
+				}
+			}
+		if (missed)
+			die("internal error: load thread %d counted %llu bytes, but "
+			    "%zu of the elements they wrote hold no write: the row "
+			    "would report bytes it did not move", t, moved, missed);
+	}
 }
 
 /* One row: thread 0 warms and times the chase while l->threads load
@@ -7988,11 +8099,14 @@ static void lat_loaded_row_run(const struct lat_load *l, void **head,
 {
 	double t0 = 0, t1 = 0, chase_t = 0, keep = 0;
 	double *per = malloc(LAT_LOADED_MAX_WINDOWS * sizeof(*per));
-	unsigned long long b0 = 0, b1 = 0;
+	unsigned long long b0 = 0, b1 = 0, *from = malloc(
+		((size_t)l->threads + 1) * sizeof(*from));
 	int nw = 0, got = l->threads + 1, k;
 
-	if (!per)
+	if (!per || !from)
 		die("out of memory for the loaded-latency windows");
+	for (k = 1; k <= l->threads; k++)
+		from[k] = l->cnt[k].bytes;
 #pragma omp atomic write
 	lat_stop = 0;
 #pragma omp parallel num_threads(l->threads + 1) reduction(+ : keep)
@@ -8038,6 +8152,8 @@ static void lat_loaded_row_run(const struct lat_load *l, void **head,
 	if (got < l->threads + 1)
 		die("--load-threads %d: the OpenMP runtime gave only %d threads",
 		    l->threads, got);
+	lat_load_verify(l, from);
+	free(from);
 	lat_sink = (uintptr_t)keep;
 	row->threads = l->threads;
 	row->ns = median(per, (size_t)nw);
@@ -8746,9 +8862,17 @@ static void lat_check(struct options *o, const struct system_info *si)
 		die("--min %s is larger than --max %s", b1, b2);
 	}
 	for (i = 0; i < o->nstrides; i++) {
+		/* lat_mem_rd's own arguments where it was run as lat_mem_rd */
+		if (o->strides[i] > o->lat_max / 2 && o->lmrd)
+			die("stride %zu: a chain needs two strides, but size_in_MB "
+			    "%llu is %llu bytes", o->strides[i], o->lat_max >> 20,
+			    o->lat_max);
 		if (o->strides[i] > o->lat_max / 2)
 			die("--stride %zu: a chain needs two strides, but --max is "
 			    "%llu bytes", o->strides[i], o->lat_max);
+		if (o->lat_max / o->strides[i] > UINT32_MAX && o->lmrd)
+			die("stride %zu: size_in_MB %llu makes more than 2^32 lines",
+			    o->strides[i], o->lat_max >> 20);
 		if (o->lat_max / o->strides[i] > UINT32_MAX)
 			die("--stride %zu: --max %llu makes more than 2^32 lines",
 			    o->strides[i], o->lat_max);
@@ -8760,6 +8884,17 @@ static void lat_check(struct options *o, const struct system_info *si)
 	if (o->parallel > 1)
 		die("-P %d: parallel chases need OpenMP; rebuild with -fopenmp",
 		    o->parallel);
+#else
+	/* a runtime that caps its threads (OMP_THREAD_LIMIT) is refused now,
+	 * not after the curve has begun */
+	if (o->parallel > omp_get_thread_limit())
+		die("-P %d: the OpenMP runtime's thread limit is %d "
+		    "(OMP_THREAD_LIMIT)", o->parallel, omp_get_thread_limit());
+	if (o->load_threads + 1 > omp_get_thread_limit())
+		die("--load-threads %d: the chase and its load threads need %d "
+		    "threads; the OpenMP runtime's thread limit is %d "
+		    "(OMP_THREAD_LIMIT)", o->load_threads, o->load_threads + 1,
+		    omp_get_thread_limit());
 #endif
 }
 
@@ -8894,6 +9029,27 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 	free(sizes);
 }
 
+/* A curve file's "stride=N header line: N whole bytes, from 1 to 2^50
+ * (past the 1e9 MB the sizes may reach); anything else is refused, not
+ * wrapped (-64 became 2^64 - 64) or clamped.  A quoted line of another
+ * kind names no stride (0). */
+static long curve_stride(const struct options *o, const char *line,
+			 int lineno)
+{
+	const char *p = line + 8, *end;
+	unsigned long long v = 0;
+	if (strncmp(line, "\"stride=", 8) != 0)
+		return 0;
+	for (end = p; isdigit((unsigned char)*end) && v <= 1ULL << 50; end++)
+		v = v * 10 + (unsigned long long)(*end - '0');
+	while (isspace((unsigned char)*end))
+		end++;
+	if (end == p || *end || v < 1 || v > 1ULL << 50)
+		die("--curve-in %s:%d: the \"stride= header is not a whole "
+		    "number of bytes from 1 to 2^50", o->curve_in, lineno);
+	return (long)v;
+}
+
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
  * a synthetic curve) and summarise each stride block. */
 static int lat_curve_file(const struct options *o, const struct system_info *si)
@@ -8923,8 +9079,7 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		int eof = !fgets(line, sizeof(line), f);
 		lineno++;
 		if (!eof && line[0] == '"') {
-			if (sscanf(line, "\"stride=%ld", &stride) != 1)
-				stride = 0;
+			stride = curve_stride(o, line, lineno);
 			continue;
 		}
 		if (!eof && sscanf(line, "%lf %lf %c", &mb, &v, &extra) == 2) {

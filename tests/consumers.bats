@@ -131,6 +131,55 @@ getsummary_points() {
 	[[ "$stderr" == "lat_mem_rd: -P 2: parallel chases need OpenMP"* ]]
 }
 
+@test "the lat_mem_rd personality's refusals name its own arguments (size_in_MB, stride, -P, LAT_ALLOC), never bench's flags" {
+	local lm="$BATS_TEST_TMPDIR/lat_mem_rd" args want bin
+	ln -sf "$BENCH" "$lm"
+	# lmrd_refuses WANT ARGS...: one line, exit 2, starting with WANT and
+	# naming no flag of bench's
+	lmrd_refuses() {
+		want=$1
+		shift
+		run --separate-stderr "$@"
+		assert_failure 2
+		assert_output ""
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] &&
+			[[ "$stderr" == "lat_mem_rd: $want"* ]] && [[ "$stderr" != *--* ]] || {
+			echo "$*: $stderr"
+			return 1
+		}
+	}
+	# 953.7 TiB: more than any machine's memory, fewer than 2^32 lines
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		lmrd_refuses "$want" "$lm" $args
+	done <<'EOT'
+1000000 64|stride 64: size_in_MB 1000000 makes more than 2^32 lines
+1000000|stride 64: size_in_MB 1000000 makes more than 2^32 lines
+1 1M|stride 1048576: a chain needs two strides, but size_in_MB 1 is 1048576 bytes
+1000000000 1M|size_in_MB 1000000000 (953.7 TiB) is larger than this machine's physical memory
+-P 64 1000000000 1M|-P 64: 64 chase buffers of 953.7 TiB are more than this machine's physical memory
+1 64 -t|stride -t: options come before size_in_MB
+1 12|stride 12: not a multiple of 8 bytes
+EOT
+	# an allocation that fails: the build's LAT_ALLOC, not --alloc
+	lmrd_refuses 'LAT_ALLOC mmap: could not obtain 1000.0 MiB for the chase buffer' \
+		bash -c 'ulimit -v 400000 && exec "$0" 1000' "$lm"
+	if "$BENCH" info --json | jq -e '.build.openmp != null' >/dev/null; then
+		# refused before the curve begins, not after its header
+		OMP_THREAD_LIMIT=1 lmrd_refuses "-P 2: the OpenMP runtime's thread limit is 1" "$lm" -P 2 1
+	fi
+	# builds whose LAT_ALLOC is a huge page pool or the static array
+	bin=$(build_variant lat-hugetlb gcc -O2 -fopenmp '-DLAT_ALLOC="hugetlb"')
+	ln -sf "$bin" "$lm"
+	fake_procfs "$BATS_TEST_TMPDIR/proc" 0 0
+	MEMBENCH_PROCFS="$BATS_TEST_TMPDIR/proc" lmrd_refuses \
+		'LAT_ALLOC hugetlb: needs 1 huge pages but only 0 are free' "$lm" 1
+	bin=$(build_variant lat-static gcc -O2 -fopenmp '-DLAT_ALLOC="static"')
+	ln -sf "$bin" "$lm"
+	lmrd_refuses 'LAT_ALLOC static: the chase buffer of 1048576000 bytes does not fit' "$lm" 1000
+	lmrd_refuses 'LAT_ALLOC static: the static array holds one chase buffer, not 2' "$lm" -P 2 1
+}
+
 @test "lat_mem_rd -P N runs N chases at once, in lat_mem_rd's layout" {
 	lmrd -P 2 1 64 128
 	diff <(layout "$FIX/lat_mem_rd-P1-1-64-128.txt") <(layout "$BATS_TEST_TMPDIR/curve")

@@ -304,28 +304,54 @@ C
 		"qemu-$2-static" "$BATS_TEST_TMPDIR/auxv-$2"
 }
 
-@test "ppc64le: the 128-byte cache line the OS passes is reported and sets the default stride" {
+# Under qemu-user the target reads the host's sysfs, as bench on the
+# host does: each test runs the target with a fake sysfs that reports
+# caches and with one that reports none, whatever this host's says.
+@test "ppc64le: the 128-byte cache line the OS passes is reported and sets the default stride; a line sysfs reports comes first" {
 	cross_bin powerpc64le-linux-gnu ppc64le
 	line=$(auxv_line powerpc64le-linux-gnu ppc64le)
 	[ "$line" = 128 ] || skip "qemu passes AT_DCACHEBSIZE=$line, not 128"
-	run run_target "$bin" info
+	fake_sysfs "$BATS_TEST_TMPDIR/none" none
+	fake_sysfs "$BATS_TEST_TMPDIR/caches" caches 64
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/none" run run_target "$bin" info
 	assert_success
 	assert_line 'Cache line: 128 bytes (auxv AT_DCACHEBSIZE)'
-	run run_target "$bin" latency --max 64K --json
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/none" run run_target "$bin" latency --max 64K --json
 	assert_success
 	run jq -r '[.system.cache_line, .system.cache_line_source, .run.strides[0]] | @tsv' <<<"$output"
 	assert_output "$(printf '128\tauxv AT_DCACHEBSIZE\t128')"
+	# sysfs's line is the L1d's own; the auxv value is the fallback
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/caches" run run_target "$bin" info
+	assert_success
+	assert_line 'Cache line: 64 bytes (sysfs)'
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/caches" run run_target "$bin" latency --max 64K --json
+	assert_success
+	run jq -r '[.system.cache_line, .system.cache_line_source, .run.strides[0]] | @tsv' <<<"$output"
+	assert_output "$(printf '64\tsysfs\t64')"
 }
 
-@test "aarch64: where the OS passes no cache line, none is invented" {
+@test "aarch64: where the OS passes no cache line, none is invented; a line sysfs reports is used" {
 	cross_bin aarch64-linux-gnu aarch64
 	line=$(auxv_line aarch64-linux-gnu aarch64)
 	[ "$line" = 0 ] || skip "qemu passes AT_DCACHEBSIZE=$line here"
-	[ -d /sys/devices/system/cpu/cpu0/cache/index0 ] &&
-		skip "sysfs reports caches here; the line comes from there"
-	run run_target "$bin" info
+	fake_sysfs "$BATS_TEST_TMPDIR/none" none
+	fake_sysfs "$BATS_TEST_TMPDIR/caches" caches 128
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/none" run run_target "$bin" info
 	assert_success
 	assert_line 'Cache line: unknown (the OS reports none)'
+	assert_line 'Caches (OS-reported): none'
+	# no line: the default stride is 64, said as a default
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/none" run run_target "$bin" latency --max 64K --json
+	assert_success
+	run jq -c '[.system.cache_line, .system.cache_line_source, .run.strides[0]]' <<<"$output"
+	assert_output '[null,null,64]'
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/caches" run run_target "$bin" info
+	assert_success
+	assert_line 'Cache line: 128 bytes (sysfs)'
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/caches" run run_target "$bin" latency --max 64K --json
+	assert_success
+	run jq -r '[.system.cache_line, .system.cache_line_source, .run.strides[0]] | @tsv' <<<"$output"
+	assert_output "$(printf '128\tsysfs\t128')"
 }
 
 @test "cross targets without streaming stores say --stores nt fell back to plain stores" {

@@ -344,3 +344,67 @@ EOF2
 	run find "$d" -name 'step-*' -o -name '.*tmp*'
 	assert_output ''
 }
+
+# On a full results file system bench's own stderr cannot be written there
+# either: bench below fills a 16 KiB tmpfs (in a mount namespace of the
+# test's own), says on stderr that its --json-file hit no space left on
+# device, frees its temporary file (as bench does) and exits 2.  The
+# harness must still hear it, name the full disk, and point at no
+# step-NNN.stderr that was never written.
+@test "a full results disk that bench's own error cannot reach either is named as such, and no missing file is pointed at" {
+	need unshare
+	[ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+	local root=$BATS_TEST_TMPDIR/small
+	mkdir "$root"
+	cat >"$BATS_TEST_TMPDIR/full-bench" <<EOF2
+#!/bin/bash
+case "\${1:-}" in
+stream)
+	head -c 1048576 /dev/zero >"$root/filler" 2>/dev/null
+	echo "bench: --json-file $root/x: No space left on device" >&2
+	rm -f "$root/filler"
+	exit 2 ;;
+esac
+exec "$BATS_TEST_TMPDIR/bench" "\$@"
+EOF2
+	chmod +x "$BATS_TEST_TMPDIR/full-bench"
+	MEMBENCH_BENCH=$BATS_TEST_TMPDIR/full-bench run unshare -m sh -c \
+		'mount -t tmpfs -o size=16k membench-full "$1" || exit 77
+		MEMBENCH_RESULTS=$1/results "$2" --label full -- -s 1000; rc=$?
+		find "$1/results" -name "step-*" -printf "kept: %p\n"; exit "$rc"' sh "$root" "$RUN"
+	[ "$status" != 77 ] || skip "cannot mount a tmpfs here"
+	assert_failure 2
+	assert_output --regexp 'step-001[.][a-z]+: no space left on device'
+	refute_output --partial 'see step-001.stderr'
+	refute_output --partial 'bench error'
+	# nothing of the step was kept
+	refute_output --partial 'kept: '
+}
+
+@test "a bench that fails and says nothing: the warning says so and points at no stderr file" {
+	cat >"$BATS_TEST_TMPDIR/mute-bench" <<EOF2
+#!/bin/bash
+case "\${1:-}" in stream) exit 2 ;; esac
+exec "$BATS_TEST_TMPDIR/bench" "\$@"
+EOF2
+	chmod +x "$BATS_TEST_TMPDIR/mute-bench"
+	MEMBENCH_BENCH=$BATS_TEST_TMPDIR/mute-bench run "$RUN" --label mute -- -s 1000
+	assert_output --partial 'step 1: bench error (exit 2) (bench wrote nothing on stderr)'
+	refute_output --partial 'see step-001.stderr'
+	d=$(result_dir)
+	[ -f "$d/step-001.json" ]
+	[ ! -e "$d/step-001.stderr" ]
+	# and one that says something is pointed at, and the file is there
+	cat >"$BATS_TEST_TMPDIR/loud-bench" <<EOF2
+#!/bin/bash
+case "\${1:-}" in stream) echo 'bench: something bad' >&2; exit 2 ;; esac
+exec "$BATS_TEST_TMPDIR/bench" "\$@"
+EOF2
+	chmod +x "$BATS_TEST_TMPDIR/loud-bench"
+	rm -rf "$MEMBENCH_RESULTS"
+	MEMBENCH_BENCH=$BATS_TEST_TMPDIR/loud-bench run "$RUN" --label loud -- -s 1000
+	assert_output --partial 'step 1: bench error (exit 2) (see step-001.stderr)'
+	assert_output --partial 'step 1: bench said: bench: something bad'
+	d=$(result_dir)
+	[ "$(cat "$d/step-001.stderr")" = 'bench: something bad' ]
+}

@@ -277,7 +277,7 @@ reported() {
 }
 
 @test "--stores auto and --best report the method each kernel's timed repetitions ran (gdb in the kernel code)" {
-	command -v gdb >/dev/null || skip "gdb is not installed"
+	need gdb
 	bin=$(build_variant debug gcc -O0 -g -fopenmp)
 	nm "$bin" | grep -q ' kernels_avx2$' || skip "this build has no dispatched kernels"
 	local out="$BATS_TEST_TMPDIR/gdb.out" json="$BATS_TEST_TMPDIR/run.json"

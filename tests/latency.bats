@@ -146,27 +146,36 @@ os_clock_mhz() {
 		jq -e '.curve[0] | (.cycles - .ns) | fabs < 1e-6' >/dev/null
 }
 
-@test "JSON parses and carries curve, summary and the page report" {
-	run "$BENCH" latency "${SMALL[@]}" --json
-	assert_success
-	printf '%s\n' "$output" | jq -e '
+@test "JSON parses and carries curve, summary and the page report; the default stride is sysfs's line, else 64" {
+	local sys stride
+	# a 128-byte line, so the default stride shows where it came from
+	for sys in $(each_sysfs 128); do
+		stride=64
+		[[ "$sys" == *-none ]] || stride=128
+		MEMBENCH_SYSFS=$sys run "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		printf '%s\n' "$output" | jq -e --argjson s "$stride" '
 		.schema == "membench/1" and .mode == "latency" and
-		.run.pattern == "random" and .run.strides == [64] and
+		.run.pattern == "random" and .run.strides == [$s] and
 		(.curve | length) == 9 and .curve[0].bytes == 4096 and
 		(.curve | all(.ns > 0 and .repeats >= 1)) and
-		.summary[0].stride == 64 and (.summary[0].levels | length) >= 1 and
+		.summary[0].stride == $s and (.summary[0].levels | length) >= 1 and
 		.run.buffer.page_kib >= 4 and (.clock.mhz > 100) and
 		.build.compiler != null and .system.caches != null' >/dev/null
+	done
 }
 
-# guest_caches ROOT [FLAGS]: a fake sysfs and procfs under ROOT whose
-# caches are QEMU's built-in Intel descriptors (L1d 32 KiB, L2 4 MiB, L3
+# guest_caches ROOT FLAGS [L1 L2 [L3]]: a fake sysfs and procfs under
+# ROOT whose caches are L1d and L1i L1, L2 and L3 (none when not given;
+# by default QEMU's built-in Intel descriptors, L1d 32 KiB, L2 4 MiB, L3
 # 16 MiB), and whose CPU has FLAGS.  Point MEMBENCH_SYSFS at ROOT/sys and
 # MEMBENCH_PROCFS at ROOT/proc.
 guest_caches() {
 	local root="$1" flags="$2" i d
-	local -a spec=("1 Data 32K" "1 Instruction 32K" "2 Unified 4096K" "3 Unified 16384K")
-	for i in 0 1 2 3; do
+	[ $# -gt 2 ] || set -- "$1" "$2" 32K 4096K 16384K
+	local -a spec=("1 Data $3" "1 Instruction $3" "2 Unified $4")
+	[ -z "${5:-}" ] || spec+=("3 Unified $5")
+	for i in "${!spec[@]}"; do
 		d="$root/sys/devices/system/cpu/cpu0/cache/index$i"
 		mkdir -p "$d"
 		set -- ${spec[$i]}
@@ -207,6 +216,48 @@ guest_caches() {
 	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
 	jq -e '.system.caches_made_up_by == null and
 		.summary[0].caches == [49152, 4194304, 16777216]' <<<"$output" >/dev/null
+}
+
+@test "made-up caches are told by QEMU's AMD sizes too, and without an L3 (older machine types); near misses are real" {
+	local g="$BATS_TEST_TMPDIR/guest" h="$BATS_TEST_TMPDIR/host" who sizes want
+	local intel="QEMU's built-in Intel cache descriptors" amd="QEMU's built-in AMD cache descriptors"
+	# QEMU's legacy AMD descriptors (target/i386/cpu.c): L1d 64 KiB, L2
+	# 512 KiB, and its one legacy L3, 16 MiB, only with l3-cache
+	while IFS='|' read -r who sizes want; do
+		rm -rf "$g" "$h"
+		# shellcheck disable=SC2086 # the sizes are words
+		guest_caches "$g" "fpu sse2 hypervisor" $sizes
+		# shellcheck disable=SC2086
+		guest_caches "$h" "fpu sse2" $sizes
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		jq -e --arg who "$who" '.system.caches_made_up_by == $who and
+			.summary[0].caches == [] and all(.summary[0].levels[]; .os_bytes == null)' <<<"$output" >/dev/null ||
+			fail "$sizes under a hypervisor: $(jq -c '[.system.caches_made_up_by, .summary[0].caches]' <<<"$output")"
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}"
+		assert_line "# OS-reported caches: $want ($who, not the host's: not used)"
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run "$BENCH" info
+		assert_line "Caches: these sizes are $who, which a guest gets when its CPU model names none: they are not the host's, and the latency summary does not use them"
+		# without the hypervisor flag the same sizes are the OS's, and used
+		MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		jq -e '.system.caches_made_up_by == null and (.summary[0].caches | length) > 1' <<<"$output" >/dev/null
+	done <<EOT
+$amd|64K 512K 16384K|L1d 64 KiB | L2 512 KiB | L3 16 MiB
+$amd|64K 512K|L1d 64 KiB | L2 512 KiB
+$intel|32K 4096K|L1d 32 KiB | L2 4 MiB
+EOT
+	# near misses are real caches: an AMD L1d with Intel's L2, AMD's L1d
+	# and L2 with another L3, a size one step off
+	for sizes in "64K 4096K 16384K" "32K 512K 16384K" "64K 512K 32768K" "64K 1024K" "32K 2048K"; do
+		rm -rf "$g"
+		# shellcheck disable=SC2086
+		guest_caches "$g" "fpu sse2 hypervisor" $sizes
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		assert_success
+		jq -e '.system.caches_made_up_by == null and (.summary[0].caches | length) > 1' <<<"$output" >/dev/null ||
+			fail "$sizes: $(jq -c '[.system.caches_made_up_by, .summary[0].caches]' <<<"$output")"
+	done
 }
 
 @test "stride and page patterns run" {
@@ -324,10 +375,30 @@ DRAM 102'
 }
 
 @test "detector reads bench's own output back" {
-	"$BENCH" latency "${SMALL[@]}" >"$BATS_TEST_TMPDIR/own.txt"
-	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/own.txt"
+	local sys
+	# the stride the file's header names, whichever the default was
+	for sys in $(each_sysfs 128); do
+		MEMBENCH_SYSFS=$sys "$BENCH" latency "${SMALL[@]}" >"$BATS_TEST_TMPDIR/own.txt"
+		MEMBENCH_SYSFS=$sys run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/own.txt"
+		assert_success
+		assert_line --regexp "^# stride=$(sed -n '1s/^"stride=//p' "$BATS_TEST_TMPDIR/own.txt"): L1d\\?? "
+	done
+}
+
+@test "--curve-in refuses a stride header that is not a whole number of bytes, naming the file and line" {
+	local bad c="$BATS_TEST_TMPDIR/c"
+	# -64 was read as 2^64 - 64 and a huge one clamped to 2^63 - 1
+	for bad in -64 +64 1e20 100000000000000000000 0 "" 64x 0x40 1125899906842625; do
+		printf '# a comment\n"stride=%s\n0.00049 1.1\n0.00098 1.2\n' "$bad" >"$c"
+		refused --curve-in "$c"
+		[ "$stderr" = "bench: --curve-in $c:2: the \"stride= header is not a whole number of bytes from 1 to 2^50" ] ||
+			{ echo "stride=$bad: $stderr"; return 1; }
+	done
+	# the largest is read as it is, and so is lat_mem_rd's CRLF line
+	printf '"stride=1125899906842624\n0.00049 1.1\n\n"stride=128\r\n0.00049 1.1\n' >"$c"
+	run "$BENCH" latency --curve-in "$c" --json
 	assert_success
-	assert_line --regexp '^# stride=64: L1d\?? '
+	jq -e '[.summary[].stride] == [1125899906842624, 128]' <<<"$output"
 }
 
 @test "--curve-in refuses a file that is not a curve" {
@@ -388,12 +459,17 @@ DRAM 102'
 }
 
 @test "bench all: STREAM's table, then the latency summary" {
-	run "$BENCH" all $TINY --max 1M --steps-per-octave 2
-	assert_success
-	assert_line --regexp '^Triad: +[0-9]'
-	assert_line --partial 'Solution Validates'
-	assert_line --regexp '^# stride=64: L1d\?? '
-	refute_line --regexp '^"stride='
+	local sys stride
+	for sys in $(each_sysfs 128); do
+		stride=64
+		[[ "$sys" == *-none ]] || stride=128
+		MEMBENCH_SYSFS=$sys run "$BENCH" all $TINY --max 1M --steps-per-octave 2
+		assert_success
+		assert_line --regexp '^Triad: +[0-9]'
+		assert_line --partial 'Solution Validates'
+		assert_line --regexp "^# stride=$stride: L1d\\?? "
+		refute_line --regexp '^"stride='
+	done
 	run "$BENCH" all $TINY --max 1M --steps-per-octave 2 --json
 	assert_success
 	printf '%s\n' "$output" | jq -e '

@@ -49,10 +49,10 @@ fake_bin() {
 	assert_output --regexp '^gcc	[^	]+	gcc	no-openmp	-	-	'
 	run env MATRIX_OPENMP_gcc="-fno-such-flag ; -fopenmp" "$FIND_COMPILERS" gcc
 	assert_output --regexp '^gcc	[^	]+	gcc	ok	-fopenmp	'
-	if command -v tcc >/dev/null; then
-		run "$FIND_COMPILERS" tcc
-		assert_output --regexp '^tcc	[^	]+	tcc	no-openmp	'
-	fi
+	# ./setup --test installs tcc
+	need tcc
+	run "$FIND_COMPILERS" tcc
+	assert_output --regexp '^tcc	[^	]+	tcc	no-openmp	'
 }
 
 @test "MATRIX_COMPILERS names the list; a missing one is recorded as missing" {

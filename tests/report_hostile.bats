@@ -62,7 +62,16 @@ gp_path() {
 # the characters awk's sub() and sed read as their own.  A number field
 # gets P_NUM, a gnuplot expression that runs a command where a number is
 # pasted into a script.  Every command touches a canary under $CANARY.
+#
+# P_STR's quotes and commands run past the 80 characters a gnuplot label
+# keeps, so a label spliced into a gnuplot script would never show them;
+# P_SHORT puts them inside: it closes a '...' string, runs a command and
+# opens another; carries a backquote command (gnuplot runs those in a
+# "..." string) and a shell one.  Its commands name the canary in the
+# environment (C_SQ, C_BT, C_SH, set by the test), so each stays short.
 payloads() {
+	# shellcheck disable=SC2016 # the $ are for the shell a payload reaches
+	P_SHORT='x'"'"'; system('"'"'touch $C_SQ'"'"'); y='"'"'`touch $C_BT`$(touch $C_SH)'
 	P_STR="x<i>&amp;\" . system(\"touch \" . $(gp_path "$CANARY-gp-string")) . \"y\" # \"; system(\"touch $CANARY-gp-dq\"); # '; system('touch $CANARY-gp-sq'); # \`touch $CANARY-bt\` \$(touch $CANARY-sh) <script>alert(1)</script> & \\1 \\ %s %n | ; /"
 	P_NUM="strlen(system(\"touch \" . $(gp_path "$CANARY-gp-number"))) # \$(touch $CANARY-sh-num) \`touch $CANARY-bt-num\` <script>alert(2)</script> & \\1"
 }
@@ -76,7 +85,7 @@ payloads() {
 plant() {
 	local tmp=$BATS_TEST_TMPDIR/plant.json ctl
 	ctl=$'\t\n'
-	jq --arg which "$1" --arg s "$P_STR" --arg n "$P_NUM" --arg ctl "$ctl" '
+	jq --arg which "$1" --arg s "${PLANT_STR:-$P_STR}" --arg n "$P_NUM" --arg ctl "$ctl" '
 		(if $which == "all" then ($s + $ctl) else $s end) as $s
 		| if $which == "levels" then
 			.bench.latency.summary[]?.levels[]? |= (.ns = $n | .cycles = $n | .from_bytes = $n | .to_bytes = $n | .boundary_bytes = $n)
@@ -99,7 +108,7 @@ plant_run() {
 	local f
 	for f in "$2"/step-*.json; do plant "$1" "$f"; done
 	for f in "$2"/provenance.txt "$2"/summary.md "$2"/step-*.raw; do
-		printf '%s\n| %s | %s MB/s |\n' "$P_STR" "$P_STR" "$P_NUM" >>"$f"
+		printf '%s\n| %s | %s MB/s |\n' "${PLANT_STR:-$P_STR}" "${PLANT_STR:-$P_STR}" "$P_NUM" >>"$f"
 	done
 }
 
@@ -130,10 +139,15 @@ EOF
 
 @test "payloads in every string and number field: report, the index, compare, submission and verify run none of them, and the HTML escapes them" {
 	payloads
-	local which run b out
-	for which in strings numbers levels all; do
+	local pass which run b out
+	export C_SQ=$CANARY-gp-sq-short C_BT=$CANARY-gp-bt-short C_SH=$CANARY-sh-short
+	# short: the string fields again, with P_SHORT, whose payloads fit in
+	# a label
+	for pass in strings numbers levels all short; do
 		rm -rf "$W"
 		cp -r "$BATS_FILE_TMPDIR/results" "$W"
+		which=$pass PLANT_STR=''
+		[ "$pass" != short ] || which=strings PLANT_STR=$P_SHORT
 		plant_run "$which" "$ALL"
 		plant_run "$which" "$SIZE"
 		for run in "$ALL" "$SIZE"; do
@@ -147,7 +161,7 @@ EOF
 			done
 			run "$COMPARE" "$run" "$BATS_FILE_TMPDIR/results/${run#"$W"/}"
 			run "$COMPARE" --json "$run" "$run"
-			out=$BATS_TEST_TMPDIR/bundles-$which
+			out=$BATS_TEST_TMPDIR/bundles-$pass
 			mkdir -p "$out"
 			run --separate-stderr "$SUBMIT" --output "$out" "$run"
 			if [ "$status" = 0 ]; then
@@ -168,7 +182,13 @@ EOF
 		html_clean "$HOSTDIR/report.html"
 		no_canary
 		# the payloads are shown, escaped, not dropped
-		if [ "$which" = strings ]; then
+		if [ "$pass" = short ]; then
+			# and the short ones reach the plots' labels whole
+			[ -s "$ALL/plot-latency.svg" ] && [ -s "$SIZE/plot-bandwidth-size.svg" ]
+			grep -qF "system(&apos;touch \$C_SQ&apos;)" "$ALL/plot-latency.svg" ||
+				grep -qF "system('touch \$C_SQ')" "$ALL/plot-latency.svg"
+		fi
+		if [ "$pass" = strings ]; then
 			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$ALL/report.html"
 			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$W/report.html"
 			# and the plots are still drawn, the labels as text

@@ -108,13 +108,24 @@ load test_helper
 	assert_output "Triad,Read"
 }
 
-@test "small arrays get STREAM's sizing advice with the size that satisfies it" {
-	run "$BENCH" $TINY --json
+@test "small arrays get STREAM's sizing advice with the size that satisfies it; without reported caches, none" {
+	# both ways, whatever this host's sysfs says
+	fake_sysfs "$BATS_TEST_TMPDIR/caches" caches
+	fake_sysfs "$BATS_TEST_TMPDIR/none" none
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/caches" run "$BENCH" $TINY --json
+	assert_success
 	llc=$(jq '[.system.caches[] | select(.type != "Instruction")] | max_by(.level) | .bytes' <<<"$output")
-	[ "$llc" -gt 0 ] || skip "the OS reports no cache sizes"
+	[ "$llc" = 33554432 ]
 	want=$(((4 * llc + 7) / 8))
 	run jq -r '.warnings[]' <<<"$output"
 	assert_output --partial "--size $want or more"
+	# no cache reported: no size to advise, and the rule is said to be
+	# unchecked rather than kept
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/none" run "$BENCH" $TINY --json
+	assert_success
+	jq -e '.system.caches == [] and
+		(.warnings | map(select(test("last-level|or more follows"))) | length) == 0 and
+		(.run_rules.reasons | any(startswith("the OS reports no last-level cache")))' <<<"$output"
 }
 
 @test "the sizing advice follows the cache sizes the OS reports" {

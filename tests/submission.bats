@@ -311,8 +311,15 @@ tampered() {
 	need_compiler gcc
 	secret='secret-host-42'
 	res=$BATS_TEST_TMPDIR/res
+	# A kernel command line of the test's own (a fake procfs), as a host
+	# whose /proc/cmdline is empty (a container's) would leave nothing
+	# to redact and the check below nothing to find.
+	fake_procfs "$BATS_TEST_TMPDIR/proc" 0 0
+	printf 'BOOT_IMAGE=/boot/vmlinuz-planted root=UUID=planted-cmdline-42 ro quiet\n' \
+		>"$BATS_TEST_TMPDIR/proc/cmdline"
 	# A host name of the test's own (a UTS namespace), set for the run and the bundling.
 	cat >"$BATS_TEST_TMPDIR/inns.sh" <<EOS
+export MEMBENCH_PROCFS=$BATS_TEST_TMPDIR/proc
 hostname $secret || exit 77
 "$MEMBENCH_ROOT/harness/run" --results "$res" --bench "$MEMBENCH_ROOT/bench" -- -s 100000 -n 3 >/dev/null 2>&1 || exit 3
 d=\$(find "$res" -mindepth 2 -maxdepth 2 -type d)
@@ -323,21 +330,19 @@ EOS
 	plain=$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name "membench-$secret-*.tar.gz")
 	red=$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'membench-redacted-host-*.tar.gz')
 	[ -n "$plain" ] && [ -n "$red" ] || fail "bundles: $output"
-	cmdline=$(tr -d '\0' </proc/cmdline | sed 's/[[:space:]]*$//')
+	cmdline=$(tr -d '\0' <"$BATS_TEST_TMPDIR/proc/cmdline" | sed 's/[[:space:]]*$//')
 	# Unredacted, both are there: the check below can fail.
 	mkdir "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/r"
 	tar -C "$BATS_TEST_TMPDIR/p" -xzf "$plain"
 	tar -C "$BATS_TEST_TMPDIR/r" -xzf "$red"
 	grep -rqF "$secret" "$BATS_TEST_TMPDIR/p"
-	[ -z "$cmdline" ] || grep -rqF -- "$cmdline" "$BATS_TEST_TMPDIR/p"
+	grep -rqF -- "$cmdline" "$BATS_TEST_TMPDIR/p"
 	# Redacted: in no file, no file name, and the numbers still verify.
 	run grep -rlF "$secret" "$BATS_TEST_TMPDIR/r"
 	assert_output ''
 	[ -z "$(find "$BATS_TEST_TMPDIR/r" -name "*$secret*")" ]
-	if [ -n "$cmdline" ]; then
-		run grep -rlF -- "$cmdline" "$BATS_TEST_TMPDIR/r"
-		assert_output ''
-	fi
+	run grep -rlF -- "$cmdline" "$BATS_TEST_TMPDIR/r"
+	assert_output ''
 	grep -q '^\[redacted\]$' "$BATS_TEST_TMPDIR"/r/*/results/provenance.txt
 	jq -e '.bench.system.hostname == "redacted-host"' "$BATS_TEST_TMPDIR"/r/*/results/step-001.json >/dev/null
 	run "$VERIFY" "$red"

@@ -172,3 +172,37 @@ fake_llc() {
 		echo "$cpu" >"$d/shared_cpu_list"
 	done
 }
+
+# fake_sysfs ROOT caches|none [LINE]: a fake sysfs under ROOT for a
+# machine whose sysfs reports caches (L1d 32 KiB, L1i 32 KiB, L2 1 MiB,
+# L3 32 MiB, a LINE-byte line, 64 unless given) or reports none, as many
+# guests' do.  Point MEMBENCH_SYSFS at ROOT.  A test whose outcome hangs
+# on what sysfs says of the caches runs bench both ways, so that it
+# passes on any host, whatever the host's own sysfs says, and checks
+# both branches on every one.
+fake_sysfs() {
+	local root="$1" kind="$2" line="${3:-64}" i d level type size
+	mkdir -p "$root/devices/system/cpu/cpu0"
+	[ "$kind" = caches ] || return 0
+	i=0
+	for level in 1:Data:32K 1:Instruction:32K 2:Unified:1024K 3:Unified:32768K; do
+		IFS=: read -r level type size <<<"$level"
+		d="$root/devices/system/cpu/cpu0/cache/index$i"
+		mkdir -p "$d"
+		echo "$level" >"$d/level"
+		echo "$type" >"$d/type"
+		echo "$size" >"$d/size"
+		echo "$line" >"$d/coherency_line_size"
+		echo 0 >"$d/shared_cpu_list"
+		i=$((i + 1))
+	done
+}
+
+# each_sysfs [LINE]: both fake_sysfs trees under the test's directory, the
+# one that reports caches (with a LINE-byte line) first; prints their
+# roots, one a line, for a test to run bench under each.
+each_sysfs() {
+	fake_sysfs "$BATS_TEST_TMPDIR/sysfs-caches" caches "${1:-64}"
+	fake_sysfs "$BATS_TEST_TMPDIR/sysfs-none" none
+	printf '%s\n' "$BATS_TEST_TMPDIR/sysfs-caches" "$BATS_TEST_TMPDIR/sysfs-none"
+}

@@ -68,6 +68,36 @@ needs_openmp() {
 	assert_output "$(printf 'false\n1')"
 }
 
+@test "a wrong formula in any kernel's table line fails validation: the replay's formulas are validation's own" {
+	need gcc
+	local k addr from to src="$MEMBENCH_ROOT/bench.c" d="$BATS_TEST_TMPDIR"
+	# each kernel's line of KERNEL_TABLE, given a plausible wrong formula
+	# that reads the arrays its row counts (so the start's check of the
+	# words per index lets it by: two operands swapped, an add for a
+	# multiply); the kernels and a replay of the table would agree,
+	# validation's own formulas must not
+	while IFS='|' read -r k addr from to; do
+		sed "$addr s#$from#$to#" "$src" >"$d/$k.c"
+		! cmp -s "$src" "$d/$k.c" || fail "$k: no line of KERNEL_TABLE matched $addr $from"
+		gcc -O0 "$d/$k.c" -o "$d/$k" -lm
+		run "$d/$k" -s 20000 -n 3 --kernels all
+		assert_failure 1
+		assert_line --regexp '^Failed Validation on (array [abc]\[\]|Read|Dot)'
+		refute_line --regexp '^Solution Validates'
+	done <<'EOT'
+copy|/X(COPY,/|KLD(a))|KLD(b))
+scale|/X(SCALE,/|KMUL(KQ, KLD(c)))|KADD(KQ, KLD(c)))
+add|/X(ADD,/|KADD(KLD(a), KLD(b)))|KMUL(KLD(a), KLD(b)))
+triad|/^\t  KADD(KLD(b), KMUL/|KADD(KLD(b), KMUL(KQ, KLD(c))))|KADD(KLD(c), KMUL(KQ, KLD(b))))
+read|/X(READ,/|KLD(a))|KLD(b))
+write|/X(WRITE,/|KQ)|KADD(KQ, KQ))
+dot|/X(DOT,/|KMUL(KLD(a), KLD(b)))|KADD(KLD(a), KLD(b)))
+nstream|/^\t  KADD(KLD(a), KADD/|KADD(KLD(a), KADD(KLD(b), KMUL(KQ, KLD(c)))))|KADD(KLD(a), KADD(KLD(c), KMUL(KQ, KLD(b)))))
+axpy|/^\t  KADD(KLD(c), KMUL/|KADD(KLD(c), KMUL(KQ, KLD(a))))|KADD(KLD(a), KMUL(KQ, KLD(c))))
+update|/X(UPDATE,/|KMUL(KQ, KLD(b)))|KADD(KQ, KLD(b)))
+EOT
+}
+
 @test "one element off by a relative 1e-6 fails validation (BENCH_CORRUPT_TEST=2)" {
 	# 1e-6 of one element in 100000 is an average relative error of 1e-11,
 	# a hundred times STREAM's epsilon for double
@@ -272,6 +302,28 @@ needs_openmp() {
 	serial=$(build_variant serial gcc -std=c99 -O2)
 	BENCH="$serial" refused --load-threads 1
 	[[ "$stderr" == *"loaded latency needs OpenMP"* ]]
+}
+
+@test "load threads that count bytes they never read or write are refused by bench's own check (BENCH_LOAD_TEST)" {
+	needs_openmp
+	local lt1 lt2
+	# the load threads count their chunks but skip their reads (1) or
+	# their writes (2): what their reads summed, and the marks their
+	# writes must have left, give them away
+	lt1=$(build_variant loadtest1 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=1)
+	lt2=$(build_variant loadtest2 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=2)
+	BENCH=$lt1 refused --min 1M --max 1M --load-threads 1 --rw 1:0 --delays 0 --json
+	[[ "$stderr" == "bench: internal error: load thread 1 counted "*" bytes, but its reads summed 0 where they must sum "* ]]
+	BENCH=$lt2 refused --min 1M --max 1M --load-threads 1 --rw 1:1 --delays 0 --json
+	[[ "$stderr" == "bench: internal error: load thread 1 counted "*" of the elements they wrote hold no write"* ]]
+	# a mix without writes is all that build gets right, and passes
+	run "$lt2" latency --min 1M --max 1M --load-threads 1 --rw 1:0 --delays 0 --json
+	assert_success
+	# and the real load threads pass it, a mix that reads what an earlier
+	# mix wrote over included
+	run "$BENCH" latency --min 1M --max 1M --load-threads 1 --rw 1:1,1:0,2:1 --delays 0 --json
+	assert_success
+	jq -e '(.loaded.rows | map(select(.idle | not)) | length) == 3' <<<"$output"
 }
 
 # ---- moved from alloc.bats (the fast tier)

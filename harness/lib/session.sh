@@ -121,7 +121,7 @@ run_watched() {
 # (--json-file) into the record; latency records also hold the first
 # stride's curve read from the text.
 step_run() {
-	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status state raw err rec v json_ok=0 curve=null stride bjson
+	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status said state raw err rec v json_ok=0 curve=null stride bjson
 	shift 3
 	STEP=$((STEP + 1))
 	num=$(printf '%03d' "$STEP")
@@ -143,7 +143,10 @@ step_run() {
 	progress_step "$STEP" "$what"
 	state=$(capture_state)
 	raw=$RESULTS_DIR/.step-$num.raw.tmp.$$
-	err=$RESULTS_DIR/.step-$num.stderr.tmp.$$
+	# bench's stderr waits in the scratch directory, off the results file
+	# system: on a full one, bench's own "No space left on device" would
+	# be lost with the file it was written to
+	err=$SCRATCH/step-$num.stderr
 	bjson=$RESULTS_DIR/.step-$num.bench.json.tmp.$$
 	run_watched "$raw" "$err" "${cmd[@]}"
 	rc=$RC
@@ -178,10 +181,11 @@ step_run() {
 		status='bench printed no JSON'
 	fi
 	[ "$status" = ok ] || { [ "$status" = 'binding did not take' ] || FAILED_STEPS=$((FAILED_STEPS + 1)); }
-	# A step run under a setting that did not take says so in its own row.
-	[ "$status" = ok ] || [ "$status" = 'binding did not take' ] || warn "step $STEP: $status (see step-$num.stderr)"
+	said=$status
 	status="$status$PENDING_PROBLEMS"
 	PENDING_PROBLEMS=""
+	# kept whole or not at all (a full disk: one line, exit 2)
+	[ ! -s "$err" ] || atomic_write "$RESULTS_DIR/step-$num.stderr" <"$err"
 	rec=$(printf '%s\n' "${cmd[@]}" | jq -R -s -c '{command: split("\n")[:-1]}')
 	{
 		jq -n \
@@ -208,8 +212,17 @@ step_run() {
 	} | atomic_write "$RESULTS_DIR/step-$num.json"
 	mv "$raw" "$RESULTS_DIR/step-$num.raw"
 	rm -f "$bjson"
-	if [ -s "$err" ]; then mv "$err" "$RESULTS_DIR/step-$num.stderr"; else rm -f "$err"; fi
-	[ "$rc" != 2 ] || note "step $STEP: bench said: $(head -n1 "$RESULTS_DIR/step-$num.stderr" 2>/dev/null)"
+	# A step run under a setting that did not take says so in its own row;
+	# a failed one points at what bench said, where it said anything.
+	if [ "$said" != ok ] && [ "$said" != 'binding did not take' ]; then
+		if [ -s "$err" ]; then
+			warn "step $STEP: $said (see step-$num.stderr)"
+		else
+			warn "step $STEP: $said (bench wrote nothing on stderr)"
+		fi
+	fi
+	[ "$rc" != 2 ] || [ ! -s "$err" ] || note "step $STEP: bench said: $(head -n1 "$err")"
+	rm -f "$err"
 	return 0
 }
 
