@@ -30,7 +30,7 @@ setup() {
 	cat >"$F/bin/mmdebstrap" <<'EOF'
 #!/bin/bash
 echo "mmdebstrap $*" >>"$F/log"
-mkdir -p "$4"/{proc,sys,dev,root,tmp}
+mkdir -p "$4"/{proc,sys,dev,root,tmp,etc}
 [ -z "${FAKE_BUILD_FAILS:-}" ] || { echo "fake $4/proc proc rw 0 0" >>"$F/proc/self/mounts"; exit 1; }
 EOF
 	# mount: a bind adds its target to the mount table; --make-* needs
@@ -196,6 +196,8 @@ check-fresh: put back $F/proc/sys/vm/nr_hugepages: 0 (the run left 7)"
 	w=$(work)
 	assert_equal "$(git -C "$w/root/root/membench" rev-parse HEAD)" "$(git -C "$T" rev-parse HEAD)"
 	assert_line "check-fresh: the root is kept in $w/root"
+	# with this machine's /etc/hosts, which minbase lacks
+	[ ! -f /etc/hosts ] || cmp /etc/hosts "$w/root/etc/hosts"
 	assert_host_restored
 }
 
