@@ -93,6 +93,15 @@ case "${!#}" in
 		kill -INT "$PPID"
 		exit 130
 	fi
+	if [ -n "${FAKE_TERM_HANG:-}" ]; then
+		# a suite that goes on after its runner is told to stop: a
+		# process in the root, as the fake procfs shows it
+		mkdir "$MEMBENCH_PROCFS/$$"
+		ln -s "$root" "$MEMBENCH_PROCFS/$$/root"
+		echo $$ >"$F/hang.pid"
+		kill -TERM "$PPID"
+		exec sleep 600 >/dev/null 2>&1
+	fi
 	echo "not ok 3 third"
 	echo "# (in test file tests/x.bats, line 9)"
 	exit 2 ;;
@@ -211,6 +220,17 @@ check-fresh: put back $F/proc/sys/vm/nr_hugepages: 0 (the run left 7)"
 	w=$(work)
 	[ ! -e "$w/root" ]
 	grep -q '^[0-9]* ok 1 first$' "$w/logs/command-2.log"
+}
+
+@test "check-fresh: TERM (a CI timeout, a kill) stops what runs in the root at once, puts the settings back, exit 143" {
+	[ "$(id -u)" = 0 ] || skip "check-fresh runs as root"
+	# (a bound, not a speed: without the stop it waits out the suite)
+	FAKE_TERM_HANG=1 run --separate-stderr timeout 120 "$T/release/check-fresh"
+	assert_failure 143
+	[[ "$stderr" == "check-fresh: terminated"* ]] || fail "stderr: $stderr"
+	! kill -0 "$(cat "$F/hang.pid")" 2>/dev/null || fail "the process in the root runs on"
+	assert_host_restored
+	[ ! -e "$(work)/root" ]
 }
 
 @test "check-fresh: a failed build is named, exit 2, and what it left mounted is unmounted" {
