@@ -7889,6 +7889,7 @@ struct lat_loaded_row {
 struct lat_loaded_curve {
 	size_t chunk_bytes; /* what a load thread moves between its delays */
 	double idle_ns;
+	int loaded_rows; /* rows whose load threads moved data */
 	int doubles;
 	double double_mbs;
 	long delay_lo, delay_hi; /* the delays straddling it (-1: idle) */
@@ -7966,8 +7967,10 @@ static void lat_loaded_curves(const struct options *o, struct lat_run *r)
 		c->chunk_bytes = chunk;
 		for (i = 0; i < r->nloaded; i++) {
 			const struct lat_loaded_row *row = &r->loaded[i];
-			if (row->mix != m)
+			/* a row whose load never ran is no point of the curve */
+			if (row->mix != m || (!row->idle && row->load_bytes == 0))
 				continue;
+			c->loaded_rows += !row->idle;
 			if (row->idle) {
 				c->idle_ns = row->ns;
 			} else if (prev && !c->doubles && c->idle_ns > 0 &&
@@ -8441,6 +8444,20 @@ static void lat_print_loaded(const struct options *o, const struct lat_run *r)
 	}
 	printf("# latency_ns: the median of the chase's %.1f ms windows; min_ns: "
 	       "their minimum\n", LAT_LOADED_WINDOW_NS / 1e6);
+	/* its 0 is what the counters said, but its latency is the chase's
+	 * alone: say so rather than let it pass as a loaded row */
+	for (i = 0; i < r->nloaded; i++) {
+		const struct lat_loaded_row *row = &r->loaded[i];
+		if (row->idle || row->load_bytes > 0)
+			continue;
+		format_bytes(b, sizeof(b), r->curves[row->mix].chunk_bytes);
+		printf("# mix %d:%d delay %ld: the load threads finished no %s "
+		       "chunk while the chase was timed (a busy machine gave them "
+		       "no CPU time, or the delay outlasted the timing), so the "
+		       "row's latency is not loaded latency; the doubling point "
+		       "leaves the row out\n", o->rw[row->mix][0],
+		       o->rw[row->mix][1], row->delay, b);
+	}
 	format_bytes(b, sizeof(b), o->lat_max);
 	for (m = 0; m < o->nrw; m++)
 		printf("# idle row %d:%d against the sweep at %s: %.2f ns against "
@@ -8451,6 +8468,11 @@ static void lat_print_loaded(const struct options *o, const struct lat_run *r)
 		const struct lat_loaded_curve *c = &r->curves[m];
 		printf("# mix %d:%d: idle %.2f ns; ", o->rw[m][0], o->rw[m][1],
 		       c->idle_ns);
+		if (!c->loaded_rows) {
+			printf("latency doubles: not measured (no row's load "
+			       "threads moved data)\n");
+			continue;
+		}
 		if (!c->doubles) {
 			printf("latency doubles: not reached\n");
 			continue;
@@ -8501,6 +8523,7 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 		json_num("cycles", r->mhz > 0 ? row->ns * r->mhz / 1e3 : NAN);
 		json_num("load_mbs", row->load_mbs);
 		json_int("load_bytes", (long long)row->load_bytes);
+		json_bool("load_moved", row->load_bytes > 0);
 		json_num("seconds", row->seconds);
 		json_int("windows", row->windows);
 		json_close('}');
@@ -8516,6 +8539,7 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 		json_int("writes", o->rw[m][1]);
 		json_int("chunk_bytes", (long long)c->chunk_bytes);
 		json_num("idle_ns", c->idle_ns);
+		json_int("loaded_rows", c->loaded_rows);
 		json_bool("doubles", c->doubles);
 		json_num("double_mbs", c->doubles ? c->double_mbs : NAN);
 		if (c->doubles && c->delay_lo >= 0)

@@ -299,7 +299,7 @@ EOT
 	printf '%s\n' "$output" | jq -e '
 		(.loaded.rows | length) == 22 and .loaded.rows[-1].delay == 0 and
 		(.loaded.rows | map(select(.idle | not)) |
-			all(.ns > 0 and .load_mbs > 0)) and
+			all(.ns > 0 and .load_moved == (.load_mbs > 0))) and
 		(.loaded.load_cpus | length) == 1' >/dev/null
 }
 

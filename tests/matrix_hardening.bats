@@ -59,7 +59,7 @@ $(touch pwned).matrix'
 
 @test "exit status: 2 when the results disk is full, named as a write failure, not a build failure" {
 	need_compiler gcc
-	need unshare
+	need_mount_ns
 	m=$(write_matrix full 'gcc | -O2 | | plain | 1')
 	root=$BATS_TEST_TMPDIR/full
 	mkdir "$root"

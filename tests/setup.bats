@@ -93,6 +93,37 @@ EOF
 	[ ! -f "$t/Makefile" ]
 }
 
+@test "setup --test: after an install every probe runs again, each in a fresh directory, and passes as it did the first time" {
+	[ "$(id -u)" = 0 ] || skip "setup installs only as root"
+	need qemu-aarch64-static
+	local bin t ok tmp
+	bin=$(trimmed_path qemu-aarch64-static apt-get)
+	fake_apt "$bin"
+	t=$(tree_copy)
+	tmp=$BATS_TEST_TMPDIR/tmp
+	mkdir "$tmp"
+	# every capability this machine has (all of them under CI), and
+	# aarch64-static, missing here until the stand-in apt-get "installs"
+	# it: setup probes them all, installs, then probes them all again in
+	# the same process, where a probe that finds what its first run
+	# left (ssh-keygen's key asked "Overwrite (y/n)?") fails
+	PATH=$bin TMPDIR=$tmp run --separate-stderr "$t/setup" --test --check
+	assert_line --regexp '^missing +aarch64-static '
+	ok=$(printf '%s\n' "$output" | sed -n 's/^ok  *//p' | paste -sd,)
+	[[ ",$ok," == *,ssh-keygen,* ]] || [ "${CI:-}" != true ] || fail "ssh-keygen is not ok under CI: $output"
+	[ "$(wc -l <<<"${ok//,/$'\n'}")" -ge 10 ] || fail "too few capabilities here to try: $ok"
+	PATH=$bin TMPDIR=$tmp MATRIX_COMPILERS=gcc run --separate-stderr "$t/setup" --test --only "$ok,aarch64-static"
+	assert_success
+	assert_equal "$(grep -c '^install ' "$BATS_TEST_TMPDIR/apt.log")" 1
+	grep -q '^install .* qemu-user-static' "$BATS_TEST_TMPDIR/apt.log"
+	[ "$stderr" = "setup: missing: aarch64-static; installing gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static 
+setup: now working: aarch64-static
+setup: ready; now run 'make run' (or 'make check')" ] || fail "stderr: $stderr"
+	[ -f "$t/Makefile" ]
+	# nothing of either run is left behind
+	assert_equal "$(ls -A "$tmp")" ""
+}
+
 @test "setup: an unknown option is refused in one line" {
 	run --separate-stderr "$MEMBENCH_ROOT/setup" --tset
 	assert_failure 2

@@ -23,6 +23,10 @@ slurm_start() {
 		need "$c"
 	done
 	[ "$(id -u)" = 0 ] || skip "the daemons of a private Slurm run as root here"
+	host=$(hostname)
+	# the daemons find each other by this name: where it does not
+	# resolve (a root without /etc/hosts), each lookup waits its timeout
+	getent hosts "$host" >/dev/null || skip "this host's name $host does not resolve (no /etc/hosts entry or DNS)"
 	# munged refuses a key or socket under a path it cannot traverse, so
 	# the tree is a fresh mktemp directory (not the 0700 bats one), 0711
 	SL=$(mktemp -d "${TMPDIR:-/tmp}/membench-slurm.XXXXXX")
@@ -37,7 +41,6 @@ slurm_start() {
 		--socket="$SL/munge/run/munge.socket" --pid-file="$SL/munge/run/munged.pid" \
 		--log-file="$SL/munge/munged.log" --seed-file="$SL/munge/seed" ||
 		skip "munged does not start here: $(tail -n 1 "$SL/munge/munged.log" 2>/dev/null)"
-	host=$(hostname)
 	cpus=$(nproc)
 	# ports of our own, away from a real Slurm's 6817/6818
 	port=$((20000 + RANDOM % 20000))

@@ -144,6 +144,16 @@ with_hugepages() {
 	echo "$old" >/proc/sys/vm/nr_hugepages
 }
 
+# need_mount_ns: the test mounts in a mount namespace of its own
+# (unshare -m), which needs root and a / that is a mount point: a chroot
+# into a plain directory has none.  Skips with the reason otherwise.
+need_mount_ns() {
+	need unshare
+	[ "$(id -u)" = 0 ] || skip "a mount namespace needs root"
+	local why
+	why=$(unshare -m true 2>&1) || skip "no mount namespace here (${why:-unshare -m failed})"
+}
+
 # refused_by ARGS...: bench refuses ARGS as bad input: status 2, nothing
 # on stdout, exactly one "bench: ..." line on stderr (left in $stderr).
 refused_by() {

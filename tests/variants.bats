@@ -339,6 +339,46 @@ EOT
 	assert_output true
 }
 
+@test "rows whose load threads moved nothing are named, marked in the JSON and left out of the doubling point" {
+	needs_openmp
+	# A build whose load threads move their whole 256 MiB array as one
+	# chunk, and whose rows are timed for 0.2 ms from the start, without
+	# a warm-up: no thread can finish its first chunk (1.3 TB/s) before
+	# a row's timing ends, as no thread gets CPU time on a busy machine.
+	bin=$(build_variant nochunk gcc -O2 -fopenmp -DLAT_LOAD_CHUNK='(1u << 30)' \
+		-DLAT_LOAD_MIN_BYTES='(256u << 20)' -DLAT_LOADED_WARM_NS=0 -DLAT_LOADED_NS=0.2e6)
+	run --separate-stderr "$bin" latency --min 1M --max 1M --load-threads 1 \
+		--rw 1:0,2:1 --delays 0,1000 --json-file "$BATS_TEST_TMPDIR/r.json"
+	assert_success
+	jq -e '.loaded | (.rows | length) == 6 and
+		(.rows | all(.load_bytes == 0 and .load_mbs == 0 and .load_moved == false)) and
+		(.curves | all(.loaded_rows == 0 and .doubles == false and .double_mbs == null))' \
+		"$BATS_TEST_TMPDIR/r.json" >/dev/null || {
+		jq -c '.loaded.rows[], .loaded.curves[]' "$BATS_TEST_TMPDIR/r.json"
+		return 1
+	}
+	local m d
+	# (2:1's chunk is whole blocks of lines, a little under 256 MiB)
+	for m in 1:0 2:1; do
+		for d in 1000 0; do
+			assert_line --regexp "^# mix $m delay $d: the load threads finished no 256(\\.0)? MiB chunk while the chase was timed \\(a busy machine gave them no CPU time, or the delay outlasted the timing\\), so the row's latency is not loaded latency; the doubling point leaves the row out\$"
+		done
+		assert_line --regexp "^# mix $m: idle [0-9.]+ ns; latency doubles: not measured \(no row's load threads moved data\)\$"
+	done
+	assert_equal "$(grep -c 'the load threads finished no' <<<"$output")" 4
+	# harness/loaded-latency puts no such row into its medians
+	MEMBENCH_RESULTS=$BATS_TEST_TMPDIR/results run --separate-stderr \
+		"$MEMBENCH_ROOT/harness/loaded-latency" -n 1 -b "$bin" -- --min 1M --max 1M --delays 100,0
+	assert_success
+	assert_line --regexp '^ +1:0 +idle +[0-9.]+ +0\.0$'
+	assert_line --regexp '^ +2:1 +idle +[0-9.]+ +0\.0$'
+	for m in 1:0 2:1; do
+		for d in 100 0; do
+			assert_line --regexp "^ +$m +$d +- +-\$"
+		done
+	done
+}
+
 # ---- moved from loaded.bats (the fast tier)
 @test "a row counts only what its load threads moved while the chase was timed: threads that moved nothing read zero" {
 	needs_openmp
