@@ -16,7 +16,8 @@
  * Map.  Sections run in dependency order: each uses only what is above it.
  *   The shared base
  *      1 Knobs            every default a user may change, as -D macros
- *      2 Platform shims   one small function per OS or CPU feature
+ *      2 Platform shims   one small function per OS or CPU feature; the
+ *                         machine's shape (packages, cores, SMT, nodes)
  *      3 Errors           die() and the run's list of warnings
  *      4 Options          the kernels' table, the flags' table, --help
  *      5 Allocation       the plan (sizes, limits, huge pages), regions, pages
@@ -1032,6 +1033,311 @@ static double abs_d(double x)
 	return x < 0 ? -x : x;
 }
 
+/* -- The machine's shape -----------------------------------------------
+ * Sockets (packages), cores, SMT siblings and NUMA nodes as the OS
+ * describes them: Linux's sysfs, read through sysfs_root() so a test can
+ * play any machine with MEMBENCH_SYSFS.  One account, read once
+ * (machine_shape()), serves the binding (section 7), the report (8, 9)
+ * and anything that works node by node: a node is its id, its CPUs and
+ * its memory, and a node with memory and no CPUs (CXL or HBM memory) is
+ * a node like the others, with none.  Where the OS says nothing (no
+ * sysfs; Windows), topology_known and nodes_known are 0: the shape is
+ * then the CPUs this process may run on, each its own core, on one node
+ * that holds all of memory, and the report says the shape is unknown. */
+
+#define SHAPE_MAX_CPUS 1024 /* as CPU_SETSIZE (glibc) and MAX_THREADS */
+#define SHAPE_MAX_NODES 64
+#define SHAPE_LIST_CHARS 16384 /* a sysfs list of 1024 scattered CPUs */
+
+struct shape_cpu {
+	int id;      /* the OS's CPU number */
+	int package; /* physical package (socket); -1 where not said */
+	int core;    /* the lowest CPU number among its SMT siblings: the
+		      * same for every CPU of one core */
+	int thread;  /* its place among those siblings, 0 the first */
+	int node;    /* its NUMA node's id; -1 where no node lists it */
+};
+
+struct shape_node {
+	int id;
+	int ncpus;                 /* its online CPUs; 0: memory only */
+	int mem_known;             /* its memory was read */
+	unsigned long long mem_bytes, free_bytes;
+};
+
+struct machine_shape {
+	int topology_known; /* packages, cores and siblings come from the OS */
+	int nodes_known;    /* the nodes come from the OS */
+	int truncated;      /* more CPUs or nodes than this build keeps */
+	int ncpus;          /* online CPUs, in number order */
+	int npackages, ncores; /* 0 where not known */
+	int smt;            /* most SMT siblings of one core (1: none) */
+	int nnodes;         /* nodes in id order, memory-only ones too */
+	struct shape_cpu cpus[SHAPE_MAX_CPUS];
+	struct shape_node nodes[SHAPE_MAX_NODES];
+};
+
+/* A list as sysfs writes CPUs and nodes ("0-3,8-11"; "" for none) into
+ * ids[], at most max of them: how many it names (more than max when
+ * they did not all fit), or -1 when s is no such list. */
+static int parse_id_list(const char *s, int *ids, int max)
+{
+	int n = 0;
+	while (*s) {
+		char *end;
+		long a, b;
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		a = b = strtol(s, &end, 10);
+		s = end;
+		if (*s == '-') {
+			if (!isdigit((unsigned char)s[1]))
+				return -1;
+			b = strtol(s + 1, &end, 10);
+			s = end;
+		}
+		/* a list names at most what a machine can have */
+		if (a > 1L << 20 || b > 1L << 20 || b < a)
+			return -1;
+		for (; a <= b; a++, n++)
+			if (n < max)
+				ids[n] = (int)a;
+		if (*s == ',' && isdigit((unsigned char)s[1]))
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+/* The list in sysfs file path (under sysfs_root()); as parse_id_list,
+ * and -1 when the file cannot be read. */
+static int read_id_list(const char *path, int *ids, int max)
+{
+	static char buf[SHAPE_LIST_CHARS];
+	char full[512];
+	snprintf(full, sizeof(full), "%s/%s", sysfs_root(), path);
+	if (read_first_line(full, buf, sizeof(buf)) != 0)
+		return -1;
+	return parse_id_list(buf, ids, max);
+}
+
+/* Node id's memory from its sysfs meminfo ("Node 0 MemTotal: 123 kB"),
+ * read now (free memory moves); 0 when both were read. */
+static int node_memory(int id, unsigned long long *total,
+		       unsigned long long *free_b)
+{
+	char path[512], line[256], key[64];
+	unsigned long long v;
+	int got = 0;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/devices/system/node/node%d/meminfo",
+		 sysfs_root(), id);
+	if (!(f = pseudo_open(path)))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d %63[^:]: %llu", key, &v) == 2) {
+			if (strcmp(key, "MemTotal") == 0) {
+				*total = v * 1024;
+				got |= 1;
+			} else if (strcmp(key, "MemFree") == 0) {
+				*free_b = v * 1024;
+				got |= 2;
+			}
+		}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
+/* The index of CPU id in m->cpus[], or -1 when m does not list it. */
+static int shape_cpu_index(const struct machine_shape *m, int id)
+{
+	int lo = 0, hi = m->ncpus - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (m->cpus[mid].id == id)
+			return mid;
+		if (m->cpus[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* The entry of CPU id in m, or NULL when m does not list it. */
+static const struct shape_cpu *shape_cpu(const struct machine_shape *m, int id)
+{
+	int i = shape_cpu_index(m, id);
+	return i < 0 ? NULL : &m->cpus[i];
+}
+
+/* The CPUs of node id into cpus[] (at most max), in number order; how
+ * many it has (0 for a node of memory alone, or one m does not list). */
+static int shape_node_cpus(const struct machine_shape *m, int id, int *cpus,
+			   int max)
+{
+	int i, n = 0;
+	for (i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].node == id) {
+			if (n < max)
+				cpus[n] = m->cpus[i].id;
+			n++;
+		}
+	return n;
+}
+
+/* Package, core and SMT place of each CPU from its topology directory;
+ * 0 when every one of them could be read. */
+static int shape_read_topology(struct machine_shape *m)
+{
+	int i, sib[SHAPE_MAX_CPUS];
+	for (i = 0; i < m->ncpus; i++) {
+		struct shape_cpu *c = &m->cpus[i];
+		char path[512], buf[64];
+		int n, k;
+		snprintf(path, sizeof(path),
+			 "%s/devices/system/cpu/cpu%d/topology/physical_package_id",
+			 sysfs_root(), c->id);
+		if (read_first_line(path, buf, sizeof(buf)) != 0)
+			return -1;
+		c->package = atoi(buf);
+		/* core_cpus_list is the newer name of thread_siblings_list */
+		snprintf(path, sizeof(path),
+			 "devices/system/cpu/cpu%d/topology/core_cpus_list", c->id);
+		n = read_id_list(path, sib, SHAPE_MAX_CPUS);
+		if (n < 0) {
+			snprintf(path, sizeof(path),
+				 "devices/system/cpu/cpu%d/topology/thread_siblings_list",
+				 c->id);
+			n = read_id_list(path, sib, SHAPE_MAX_CPUS);
+		}
+		if (n <= 0 || n > SHAPE_MAX_CPUS)
+			return -1;
+		c->core = sib[0];
+		for (k = 0; k < n && sib[k] != c->id; k++)
+			;
+		if (k == n) /* a CPU missing from its own siblings */
+			return -1;
+		c->thread = k;
+	}
+	return 0;
+}
+
+/* Packages, cores and the most SMT siblings of one core, counted. */
+static void shape_count(struct machine_shape *m)
+{
+	int i, j;
+	m->npackages = m->ncores = 0;
+	m->smt = 1;
+	for (i = 0; i < m->ncpus; i++) {
+		const struct shape_cpu *c = &m->cpus[i];
+		for (j = 0; j < i && m->cpus[j].package != c->package; j++)
+			;
+		m->npackages += j == i;
+		m->ncores += c->thread == 0;
+		if (c->thread + 1 > m->smt)
+			m->smt = c->thread + 1;
+	}
+}
+
+/* The nodes from sysfs: their ids, CPUs and memory; 0 when they were
+ * read. */
+static int shape_read_nodes(struct machine_shape *m)
+{
+	int ids[SHAPE_MAX_NODES], cpus[SHAPE_MAX_CPUS];
+	int n = read_id_list("devices/system/node/online", ids, SHAPE_MAX_NODES);
+	int i, k;
+	if (n <= 0)
+		return -1;
+	if (n > SHAPE_MAX_NODES) {
+		m->truncated = 1;
+		n = SHAPE_MAX_NODES;
+	}
+	for (i = 0; i < n; i++) {
+		struct shape_node *nd = &m->nodes[i];
+		char path[64];
+		int nc;
+		nd->id = ids[i];
+		snprintf(path, sizeof(path), "devices/system/node/node%d/cpulist",
+			 nd->id);
+		nc = read_id_list(path, cpus, SHAPE_MAX_CPUS);
+		for (k = 0; k < nc && k < SHAPE_MAX_CPUS; k++) {
+			int at = shape_cpu_index(m, cpus[k]);
+			if (at >= 0) { /* the list names offline CPUs too */
+				m->cpus[at].node = nd->id;
+				nd->ncpus++;
+			}
+		}
+		nd->mem_known = node_memory(nd->id, &nd->mem_bytes,
+					    &nd->free_bytes) == 0;
+	}
+	m->nnodes = n;
+	return 0;
+}
+
+/* Read the shape into m: sysfs where it answers, else the fallback. */
+static void shape_read(struct machine_shape *m)
+{
+	int ids[SHAPE_MAX_CPUS], n, i;
+	long long free_kib;
+	memset(m, 0, sizeof(*m));
+	n = read_id_list("devices/system/cpu/online", ids, SHAPE_MAX_CPUS);
+	m->topology_known = n > 0;
+	if (n <= 0 && (n = allowed_cpus(ids, SHAPE_MAX_CPUS)) <= 0)
+		for (n = 0; n < os_cpus_online() && n < SHAPE_MAX_CPUS; n++)
+			ids[n] = n;
+	if (n > SHAPE_MAX_CPUS) {
+		m->truncated = 1;
+		n = SHAPE_MAX_CPUS;
+	}
+	m->ncpus = n;
+	for (i = 0; i < n; i++) {
+		m->cpus[i].id = ids[i];
+		m->cpus[i].package = -1;
+		m->cpus[i].core = ids[i];
+		m->cpus[i].thread = 0;
+		m->cpus[i].node = -1;
+	}
+	if (m->topology_known && shape_read_topology(m) != 0) {
+		m->topology_known = 0;
+		for (i = 0; i < n; i++) {
+			m->cpus[i].package = -1;
+			m->cpus[i].core = m->cpus[i].id;
+			m->cpus[i].thread = 0;
+		}
+	}
+	if (m->topology_known)
+		shape_count(m);
+	m->nodes_known = shape_read_nodes(m) == 0;
+	if (m->nodes_known)
+		return;
+	/* one node, made up: every CPU and all of memory */
+	memset(m->nodes, 0, sizeof(m->nodes));
+	m->nnodes = 1;
+	m->nodes[0].ncpus = n;
+	for (i = 0; i < n; i++)
+		m->cpus[i].node = 0;
+	m->nodes[0].mem_bytes = physical_memory();
+	free_kib = meminfo_value("MemFree");
+	m->nodes[0].free_bytes = free_kib > 0 ? (unsigned long long)free_kib * 1024 : 0;
+	m->nodes[0].mem_known = m->nodes[0].mem_bytes > 0 && free_kib > 0;
+}
+
+/* The machine's shape, read on the first call.  Call it first before any
+ * thread is pinned (main does, through collect_system()), so that the
+ * fallback's allowed CPUs are the process's, not one pinned thread's. */
+static const struct machine_shape *machine_shape(void)
+{
+	static struct machine_shape m;
+	static int done;
+	if (!done) {
+		shape_read(&m);
+		done = 1;
+	}
+	return &m;
+}
+
 /* ======================================================================
  * 3 Errors.  Bad input is one line on stderr and exit 2.  Warnings are
  * kept in one list; the report prints each where its format wants it.
@@ -1108,6 +1414,25 @@ static void format_bytes(char *buf, size_t len, unsigned long long b)
 		snprintf(buf, len, "%.0f %s", v, units[u]);
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+/* CPUs (or nodes), ascending, as a compact list such as "0-3,8" into
+ * buf; "" for none. */
+static void format_cpu_list(char *buf, size_t len, const int *cpus, int n)
+{
+	size_t used = 0;
+	int i = 0;
+	buf[0] = '\0';
+	while (i < n && used < len) {
+		int j = i;
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "",
+					 cpus[i]);
+		if (j > i && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "-%d", cpus[j]);
+		i = j + 1;
+	}
 }
 
 /* ======================================================================
@@ -3066,6 +3391,7 @@ struct system_info {
 	const char *caches_fake; /* whose made-up sizes the caches are, or NULL */
 	int line;                /* data cache line in bytes, 0 unknown */
 	const char *line_source; /* where the OS said so */
+	const struct machine_shape *shape; /* packages, cores, nodes */
 };
 
 static const char *compiler_name(void)
@@ -3505,6 +3831,7 @@ static void collect_system(struct system_info *si)
 		 gmtime(&t));
 	si->online_cpus = os_cpus_online();
 	si->phys_mem = physical_memory();
+	si->shape = machine_shape();
 
 	/* x86 says "model name", POWER "cpu", Arm "CPU part"/"Hardware". */
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
@@ -3931,6 +4258,69 @@ static void print_build_text(void)
 	       NT_ISA);
 }
 
+/* The CPUs of each core that has more than one, "0,4 1,5": which CPU
+ * numbers are SMT siblings, which no numbering rule tells. */
+static void print_siblings_text(const struct machine_shape *m)
+{
+	char list[SHAPE_LIST_CHARS];
+	int cpus[SHAPE_MAX_CPUS], i, k, n;
+	if (!m->topology_known || m->smt < 2)
+		return;
+	printf("SMT siblings:");
+	for (i = 0; i < m->ncpus; i++) {
+		if (m->cpus[i].thread != 0)
+			continue;
+		for (n = 0, k = i; k < m->ncpus; k++)
+			if (m->cpus[k].core == m->cpus[i].id)
+				cpus[n++] = m->cpus[k].id;
+		if (n < 2)
+			continue;
+		format_cpu_list(list, sizeof(list), cpus, n);
+		printf(" %s", list);
+	}
+	printf("\n");
+}
+
+/* The machine's shape: packages, cores and SMT, then a line a node. */
+static void print_shape_text(const struct machine_shape *m)
+{
+	char list[SHAPE_LIST_CHARS], b1[32], b2[32];
+	int cpus[SHAPE_MAX_CPUS], i;
+	if (m->topology_known) {
+		char smt[64];
+		if (m->smt == 1)
+			snprintf(smt, sizeof(smt), "no SMT");
+		else
+			snprintf(smt, sizeof(smt), "%s%d SMT threads per core",
+				 m->ncpus == m->ncores * m->smt ? "" : "up to ",
+				 m->smt);
+		printf("Topology: %d package%s, %d core%s, %d CPU%s online, %s%s\n",
+		       m->npackages, m->npackages == 1 ? "" : "s", m->ncores,
+		       m->ncores == 1 ? "" : "s", m->ncpus, m->ncpus == 1 ? "" : "s",
+		       smt, m->truncated ? " (more than this build lists)" : "");
+	} else
+		printf("Topology: not reported by the OS (%d CPUs)\n", m->ncpus);
+	if (!m->nodes_known) {
+		printf("NUMA nodes: not reported by the OS (one node assumed: "
+		       "every CPU and all of memory)\n");
+		return;
+	}
+	for (i = 0; i < m->nnodes; i++) {
+		const struct shape_node *nd = &m->nodes[i];
+		int n = shape_node_cpus(m, nd->id, cpus, SHAPE_MAX_CPUS);
+		format_cpu_list(list, sizeof(list), cpus, n);
+		printf("NUMA node %d: %s%s", nd->id,
+		       nd->ncpus ? "CPUs " : "no CPUs", list);
+		if (nd->mem_known) {
+			format_bytes(b1, sizeof(b1), nd->mem_bytes);
+			format_bytes(b2, sizeof(b2), nd->free_bytes);
+			printf(", memory %s (%s free)\n", b1, b2);
+		} else {
+			printf(", memory unknown\n");
+		}
+	}
+}
+
 static void print_system_text(const struct system_info *si)
 {
 	char b1[32];
@@ -3967,6 +4357,7 @@ static void print_system_text(const struct system_info *si)
 #endif
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
+	print_shape_text(si->shape);
 }
 
 static void json_build(void)
@@ -4000,6 +4391,64 @@ static void json_build(void)
 	json_str(NULL, "latency");
 	json_str(NULL, "all");
 	json_str(NULL, "info");
+	json_close(']');
+	json_close('}');
+}
+
+/* A number, or null where known is 0. */
+static void json_int_or_null(const char *key, int known, long long v)
+{
+	if (known)
+		json_int(key, v);
+	else
+		json_str(key, NULL);
+}
+
+/* The machine's shape as the "topology" and "numa" objects. */
+static void json_shape(const struct machine_shape *m)
+{
+	char list[SHAPE_LIST_CHARS];
+	int cpus[SHAPE_MAX_CPUS], i, k;
+	json_open("topology", '{');
+	json_bool("known", m->topology_known);
+	json_str("source", m->topology_known ? "sysfs" : NULL);
+	json_int_or_null("packages", m->topology_known, m->npackages);
+	json_int_or_null("cores", m->topology_known, m->ncores);
+	json_int_or_null("threads_per_core", m->topology_known, m->smt);
+	json_int("cpus", m->ncpus);
+	json_bool("truncated", m->truncated);
+	json_open("cpu", '[');
+	for (i = 0; i < m->ncpus; i++) {
+		const struct shape_cpu *c = &m->cpus[i];
+		json_open(NULL, '{');
+		json_int("id", c->id);
+		json_int_or_null("package", m->topology_known, c->package);
+		json_int_or_null("core", m->topology_known, c->core);
+		json_int_or_null("thread", m->topology_known, c->thread);
+		json_int_or_null("node", m->nodes_known && c->node >= 0, c->node);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+	json_open("numa", '{');
+	json_bool("known", m->nodes_known);
+	json_str("source", m->nodes_known ? "sysfs" : NULL);
+	json_open("nodes", '[');
+	for (i = 0; i < m->nnodes; i++) {
+		const struct shape_node *nd = &m->nodes[i];
+		int n = shape_node_cpus(m, nd->id, cpus, SHAPE_MAX_CPUS);
+		json_open(NULL, '{');
+		json_int("id", nd->id);
+		format_cpu_list(list, sizeof(list), cpus, n);
+		json_str("cpu_list", list);
+		json_open("cpus", '[');
+		for (k = 0; k < n && k < SHAPE_MAX_CPUS; k++)
+			json_int(NULL, cpus[k]);
+		json_close(']');
+		json_int_or_null("memory_bytes", nd->mem_known, (long long)nd->mem_bytes);
+		json_int_or_null("free_bytes", nd->mem_known, (long long)nd->free_bytes);
+		json_close('}');
+	}
 	json_close(']');
 	json_close('}');
 }
@@ -4045,6 +4494,7 @@ static void json_system(const struct system_info *si)
 		json_str("cache_line", NULL);
 	json_str("cache_line_source", si->line_source);
 	json_str("timestamp", si->timestamp);
+	json_shape(si->shape);
 	json_close('}');
 }
 
@@ -9367,24 +9817,6 @@ static int cluster_stream_mode(const struct options *o,
  * 22 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
-/* Allowed CPUs as a compact list such as "0-3,8" into buf. */
-static void format_cpu_list(char *buf, size_t len, const int *cpus, int n)
-{
-	size_t used = 0;
-	int i = 0;
-	buf[0] = '\0';
-	while (i < n && used < len) {
-		int j = i;
-		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-			j++;
-		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "",
-					 cpus[i]);
-		if (j > i && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "-%d", cpus[j]);
-		i = j + 1;
-	}
-}
-
 static int info_mode(const struct system_info *si)
 {
 	int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
@@ -9407,6 +9839,7 @@ static int info_mode(const struct system_info *si)
 		printf("membench %s\n", BENCH_VERSION);
 		print_build_text();
 		print_system_text(si);
+		print_siblings_text(si->shape);
 		/* the instruction sets are one sentence of the text, three
 		 * facts of the JSON: those have no label below */
 		printf("Instruction sets: generic%s (", have);
