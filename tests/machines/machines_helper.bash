@@ -20,9 +20,10 @@ MACHINES_DIR=${MACHINES_DIR:-$MEMBENCH_ROOT/build/machines}
 # machine_shapes: the shapes to boot: $MACHINES (names), else every file
 # in tests/machines/shapes.
 machine_shapes() {
-	local f
+	local f names=()
 	if [ -n "${MACHINES:-}" ]; then
-		printf '%s\n' $MACHINES
+		read -r -a names <<<"$MACHINES"
+		printf '%s\n' "${names[@]}"
 		return 0
 	fi
 	for f in "$MACHINES_HERE"/shapes/*; do printf '%s\n' "${f##*/}"; done
