@@ -178,7 +178,7 @@ spread_ok() {
 		shape_begin "$s"
 		ncpus=$(cpu_map | wc -l)
 		steps=$(section sweep | grep -c '^| [0-9]')
-		[ "$steps" -ge 4 ]
+		[ "$steps" -ge 3 ]
 		for ((i = 1; i <= steps; i++)); do
 			json=$(section_json "sweep.step-$(printf %03d "$i").json")
 			run jq -r '[.status, .binding.verified, .bench.validation.ok] | join(" ")' <<<"$json"
