@@ -6817,9 +6817,10 @@ static void stream_where(struct stream_run *r)
 {
 	const struct machine_shape *m = machine_shape();
 	unsigned long page = (unsigned long)os_page_bytes();
-	int tnode[PHYS_MAX_NODES], i, n, local = 0, remote = 0;
-	char pl[256], tl[256];
+	int tnode[PHYS_MAX_NODES], i, n, local = 0, remote = 0, nbig = 0;
+	char pl[256], tl[256], big[16] = "";
 	int pn[PHYS_MAX_NODES], npn = 0, ntn = 0;
+	unsigned long big_kib = 0;
 	if (m->nnodes < 2)
 		return;
 	r->nodes_known = 1;
@@ -6830,12 +6831,19 @@ static void stream_where(struct stream_run *r)
 		memset(r->node_pages[i], 0, sizeof(r->node_pages[i]));
 		r->nodes_known &= page_nodes(lo, pages, page, r->node_pages[i]);
 		if (r->pages[i].known && (size_t)r->pages[i].page_kib * 1024 >
-		    (r->span_bytes ? r->span_bytes : (size_t)page))
-			warn("array %c got %lu KiB pages, larger than the pages its "
-			     "threads' spans were split on: a page two threads "
-			     "share sits on one of their nodes", array_names[i],
-			     r->pages[i].page_kib);
+		    (r->span_bytes ? r->span_bytes : (size_t)page)) {
+			snprintf(big + strlen(big), sizeof(big) - strlen(big), "%s%c",
+				 nbig++ ? ", " : "", array_names[i]);
+			big_kib = r->pages[i].page_kib;
+		}
 	}
+	if (nbig)
+		warn("array%s %s got %lu KiB pages, larger than the pages the "
+		     "threads' spans were split on (%s): a page two threads "
+		     "share sits on one of their nodes", nbig > 1 ? "s" : "", big,
+		     big_kib, r->span_bytes ? "pages of another size"
+		     : "cache lines, since the arrays have fewer such pages than "
+		       "the run has threads, or bench expected smaller pages");
 	if (!r->nodes_known)
 		return;
 	memset(tnode, 0, sizeof(tnode));
