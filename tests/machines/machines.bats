@@ -231,7 +231,7 @@ pages_ok() {
 					if (own[best] < 0.51 * all) slack += base; else want[best] += base }
 				for (nd in want) seen[nd] = 1; for (nd in got) seen[nd] = 1
 				for (nd in seen) { d = (got[nd] + 0) - (want[nd] + 0)
-					if (d > slack || -d > slack) { print "array " name ": node " nd " holds " (got[nd] + 0) " base pages, its threads use most of " (want[nd] + 0) " (slack " slack ")"; bad = 1 } }
+					if (d > slack || -d > slack) { print "array " name ": node " nd " holds " (got[nd] + 0) " base pages, its threads use most of " (want[nd] + 0) " (slack " slack + 0 ")"; bad = 1 } }
 				exit bad }' || return 1
 	done
 }
