@@ -30,17 +30,19 @@ refused_on() {
 }
 
 # fake_topology ROOT PKG0:CORE0 PKG1:CORE1: a sysfs under ROOT where CPU 0
-# and CPU 1 sit in those packages and cores.
+# and CPU 1 sit in those packages and cores (two CPUs of one PKG:CORE are
+# SMT siblings), as bench's reader of the machine's shape reads it.
 fake_topology() {
-	local root=$1 i=0 spec d
+	local root=$1 i j sib
 	shift
-	for spec in "$@"; do
-		d=$root/devices/system/cpu/cpu$i/topology
-		mkdir -p "$d"
-		echo "${spec%:*}" >"$d/physical_package_id"
-		echo "${spec#*:}" >"$d/core_id"
-		i=$((i + 1))
-	done
+	local -a spec=("$@")
+	for ((i = 0; i < ${#spec[@]}; i++)); do
+		sib=''
+		for ((j = 0; j < ${#spec[@]}; j++)); do
+			[ "${spec[j]}" != "${spec[i]}" ] || sib+=${sib:+,}$j
+		done
+		echo "cpu $i ${spec[i]%:*} $sib -"
+	done | fake_shape "$root"
 }
 
 @test "every pair of allowed CPUs, once: min and median of its windows, where its threads ran, the round trips the other thread answered" {
@@ -68,8 +70,9 @@ fake_topology() {
 
 @test "each pair's relation comes from the topology: SMT siblings, same socket, other socket; the summary has a row for each" {
 	local fake=$BATS_TEST_TMPDIR/sys rel
-	for case in "0:0 0:0 smt" "0:0 0:1 socket" "0:0 1:0 remote"; do
-		read -r p0 p1 rel <<<"$case"
+	# a core is named by its lowest CPU, as the machine's shape names it
+	for case in "0:0 0:0 smt 0:0:0_1:0:0" "0:0 0:1 socket 0:0:0_1:0:1" "0:0 1:0 remote 0:0:0_1:1:1"; do
+		read -r p0 p1 rel cpus <<<"$case"
 		rm -rf "$fake"
 		fake_topology "$fake" "$p0" "$p1"
 		MEMBENCH_SYSFS=$fake run --separate-stderr taskset -c 0,1 "$BENCH" c2c --json
@@ -81,14 +84,14 @@ fake_topology() {
 		for r in smt socket remote; do
 			if [ "$r" = "$rel" ]; then assert_line "$r 1 1"; else assert_line "$r 0 0"; fi
 		done
-		assert_line "0:$p0 1:$p1"
+		assert_line "${cpus/_/ }"
 	done
 	# the text's summary names the relation, with the cell's figures
 	MEMBENCH_SYSFS=$fake run --separate-stderr taskset -c 0,1 "$BENCH" c2c
 	assert_success
 	assert_line --regexp '^  other socket +1 +[0-9]+\.[0-9] +[0-9]+\.[0-9]$'
 	assert_line --regexp '^  same core \(SMT siblings\) +0 +- +-$'
-	assert_line 'Topology (sysfs): 0:socket 0 core 0 1:socket 1 core 0'
+	assert_line 'Topology (sysfs): 0:socket 0 core 0 1:socket 1 core 1'
 }
 
 @test "no topology: the relation is unknown, said so, and --cpus cores or sockets is refused in one line" {

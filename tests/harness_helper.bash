@@ -24,6 +24,7 @@ make_fake_machine() {
 		mkdir -p "$d/topology" "$d/cpufreq" "$d/cache/index0" "$d/cache/index2" "$d/cache/index3"
 		echo $(((cpu % 4) / 2)) >"$d/topology/physical_package_id"
 		echo $((cpu % 2)) >"$d/topology/core_id"
+		echo "$((cpu % 4)),$((cpu % 4 + 4))" >"$d/topology/thread_siblings_list"
 		echo powersave >"$d/cpufreq/scaling_governor"
 		echo 'performance powersave userspace' >"$d/cpufreq/scaling_available_governors"
 		echo '2600000 2000000 1200000' >"$d/cpufreq/scaling_available_frequencies"
@@ -49,7 +50,8 @@ make_fake_machine() {
 # make_fake_bench PATH: a bench stand-in.  It logs each call to
 # $FAKE_BENCH_LOG, sleeps $FAKE_BENCH_SLEEP seconds, reports runtime
 # $FAKE_RUNTIME, and reports thread i on CPU word i of $FAKE_CPUS (default:
-# CPU i).  The rates it prints are made up; tests only check the harness.
+# CPU i), and run.arrays as $FAKE_ARRAYS (default []).  The rates it
+# prints are made up; tests only check the harness.
 make_fake_bench() {
 	cat >"$1" <<'EOF'
 #!/bin/bash
@@ -132,7 +134,7 @@ r=''
 for k in Copy Scale Add Triad; do
 	r="$r${r:+,}{\"kernel\":\"$k\",\"bytes\":$((size * 16)),\"best_mbs\":$((1000 * threads + size / 1000)).5,\"avg_s\":0.1,\"min_s\":0.1,\"max_s\":0.1,\"median_s\":0.1}"
 done
-doc='{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"']},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
+doc='{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"'],"arrays":'"${FAKE_ARRAYS:-[]}"'},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
 if [ -n "$jfile" ]; then
 	echo 'fake STREAM text'
 	echo "$doc" >"$jfile"

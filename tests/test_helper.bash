@@ -216,3 +216,41 @@ each_sysfs() {
 	fake_sysfs "$BATS_TEST_TMPDIR/sysfs-none" none
 	printf '%s\n' "$BATS_TEST_TMPDIR/sysfs-caches" "$BATS_TEST_TMPDIR/sysfs-none"
 }
+
+# fake_shape ROOT: a fake sysfs machine under ROOT (point MEMBENCH_SYSFS
+# at it), from lines on stdin:
+#   cpu ID PACKAGE SIBLINGS NODE   one online CPU; SIBLINGS as sysfs lists
+#                                  them (0,4); NODE - for none
+#   node ID TOTAL_KIB FREE_KIB     a node's memory (- - for no meminfo)
+# Each node's cpulist, and the online lists, are made from the cpu lines.
+fake_shape() {
+	local root=$1 kind id pkg sib node d online='' nodes='' n
+	local -A node_cpus=()
+	while read -r kind id pkg sib node; do
+		case "$kind" in
+		cpu)
+			d=$root/devices/system/cpu/cpu$id/topology
+			mkdir -p "$d"
+			echo "$pkg" >"$d/physical_package_id"
+			echo "$sib" >"$d/thread_siblings_list"
+			online+=${online:+,}$id
+			if [ "$node" != - ]; then node_cpus[$node]+=${node_cpus[$node]:+,}$id; fi
+			;;
+		node)
+			d=$root/devices/system/node/node$id
+			mkdir -p "$d"
+			nodes+=${nodes:+,}$id
+			if [ "$pkg" != - ]; then
+				printf 'Node %s MemTotal:  %s kB\nNode %s MemFree:   %s kB\nNode %s MemUsed:  %s kB\n' \
+					"$id" "$pkg" "$id" "$sib" "$id" $((pkg - sib)) >"$d/meminfo"
+			fi
+			;;
+		esac
+	done
+	mkdir -p "$root/devices/system/cpu"
+	echo "$online" >"$root/devices/system/cpu/online"
+	if [ -n "$nodes" ]; then
+		echo "$nodes" >"$root/devices/system/node/online"
+		for n in ${nodes//,/ }; do echo "${node_cpus[$n]:-}" >"$root/devices/system/node/node$n/cpulist"; done
+	fi
+}
