@@ -7,7 +7,7 @@
 
 load test_helper
 
-MODES="stream latency all info"
+MODES="stream latency all info nodes"
 
 # Every flag of --help in every mode, with an empty value (for a switch:
 # a value it does not take) and then a flag that exists nowhere, so that
@@ -91,7 +91,7 @@ doc_flags() {
 	load_probes
 	for name in "${!ARG[@]}"; do
 		if [[ ${IN[$name]} == *info* ]]; then
-			[ "${IN[$name]}" = " stream latency all info" ] ||
+			[ "${IN[$name]}" = " stream latency all info nodes" ] ||
 				fail "--$name belongs to info but only to${IN[$name]}"
 		fi
 	done
@@ -149,4 +149,16 @@ doc_flags() {
 			;;
 		esac
 	done
+}
+
+@test "the flags of mode nodes are the ones docs/bench.md's table names for it" {
+	load_probes
+	local name want got
+	want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Node-by-node matrices (`bench nodes`)' | sort -u)
+	[ "$(printf '%s\n' "$want" | wc -l)" -ge 10 ] || fail "no nodes flags read from docs/bench.md"
+	got=$(for name in "${!ARG[@]}"; do
+		[[ ${IN[$name]} == *" nodes"* ]] && echo "$name"
+	done | sort)
+	diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") ||
+		fail "bench nodes' flags (right) are not the ones docs/bench.md lists for it (left)"
 }
