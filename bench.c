@@ -147,8 +147,11 @@
 #ifndef BENCH_STAGGER
 #define BENCH_STAGGER 4160
 #endif
-/* 1: pin OpenMP thread i to the i-th allowed CPU when the user set no
- * OpenMP binding of their own [--bind auto|none]. */
+/* 1: pin the OpenMP threads when the user set no OpenMP binding of their
+ * own [--bind auto|none]: one a core, spread over every package before
+ * any core gets a second on an SMT sibling, as OMP_PROC_BIND=spread
+ * OMP_PLACES=cores (section 7); thread i on the i-th allowed CPU where
+ * the OS does not say which CPUs are cores of which package. */
 #ifndef BENCH_BIND
 #define BENCH_BIND 1
 #endif
@@ -890,6 +893,20 @@ static void os_unmap(void *p, size_t len)
 #endif
 }
 
+/* Make the last page of a mapping from os_map inaccessible, so that the
+ * kernel never merges the mapping with the next one: each array keeps a
+ * mapping of its own, and smaps' figures for it (huge pages, resident
+ * memory) are its own.  Nothing to do where there is no smaps. */
+static void os_guard_last_page(void *map, size_t len)
+{
+#ifndef _WIN32
+	mprotect((char *)map + len - 4096, 4096, PROT_NONE);
+#else
+	(void)map;
+	(void)len;
+#endif
+}
+
 /* Windows' large pages: only for a process that holds the "Lock pages
  * in memory" privilege (SeLockMemoryPrivilege), which must be enabled
  * in its token first.  Returns why not, or NULL when they may be used. */
@@ -1491,6 +1508,52 @@ static int os_page_nodes(uintptr_t lo, unsigned long long pages,
 	(void)absent;
 	return -1;
 #endif
+}
+
+/* The process's NUMA memory policy (get_mempolicy(2), by syscall: no
+ * libnuma), which decides where pages go before first touch does:
+ * numactl --membind, --interleave and --preferred set it.  The modes
+ * are numbered as Linux's MPOL_*, in policy_names[]. */
+#define POLICY_MAX_NODES 1024
+#define POLICY_WORDS (POLICY_MAX_NODES / (CHAR_BIT * sizeof(unsigned long)))
+static const char *const policy_names[] = {
+	"default", "preferred", "bind", "interleave", "local", "preferred-many",
+	"weighted-interleave"
+};
+#define NPOLICIES ((int)(sizeof(policy_names) / sizeof(policy_names[0])))
+
+struct mem_policy {
+	int known;   /* the OS said */
+	int mode;    /* index into policy_names[]; -1 a mode bench does not know */
+	int static_nodes, relative_nodes; /* numactl's = and + node forms */
+	unsigned long mask[POLICY_WORDS + 1]; /* the nodes it names */
+};
+
+static void memory_policy(struct mem_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = -1;
+#if defined(__linux__) && defined(SYS_get_mempolicy)
+	{
+		int mode = 0;
+		if (syscall(SYS_get_mempolicy, &mode, p->mask,
+			    (unsigned long)POLICY_MAX_NODES, (void *)0, 0UL) != 0)
+			return;
+		p->known = 1;
+		p->static_nodes = (mode & (1 << 15)) != 0;   /* MPOL_F_STATIC_NODES */
+		p->relative_nodes = (mode & (1 << 14)) != 0; /* MPOL_F_RELATIVE_NODES */
+		mode &= (1 << 13) - 1;
+		p->mode = mode < NPOLICIES ? mode : -1;
+	}
+#endif
+}
+
+/* Whether policy p names node id. */
+static int policy_has_node(const struct mem_policy *p, int id)
+{
+	size_t bits = CHAR_BIT * sizeof(unsigned long);
+	return id >= 0 && id < POLICY_MAX_NODES &&
+	       (p->mask[(size_t)id / bits] >> ((size_t)id % bits) & 1UL);
 }
 
 /* ======================================================================
@@ -2295,7 +2358,8 @@ static const struct option_def option_defs[] = {
 	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
 	{"bind", 0, "auto|none", OPT_WORDS(bind_words), SETS(bind, INT),
 	 DEF(BENCH_BIND), M_RUN,
-	 "auto pins threads unless OMP binding is set (default auto)"},
+	 "auto pins threads a core each, spread over packages, unless OMP "
+	 "binding is set (default auto)"},
 	{"pattern", 0, "random|stride|page", OPT_WORDS(pattern_words),
 	 SETS(pattern, INT), DEF_KNOB(LAT_PATTERN), M_LAT,
 	 "latency chase order (default " LAT_PATTERN ")"},
@@ -2971,14 +3035,20 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 	}
 	case A_MMAP:
 	case A_THP: {
-		/* THP needs 2 MiB-aligned virtual ranges to use huge pages. */
+		/* THP needs 2 MiB-aligned virtual ranges to use huge pages:
+		 * the mapping has room for the array's whole last huge page
+		 * after the aligned start, and then a guard page
+		 * (os_guard_last_page), so the advice never reaches the next
+		 * array's mapping, which the kernel would merge with it. */
 		size_t align = mode == A_THP ? HUGE_2M : 0;
-		size_t maplen = round_up(len + align, 4096);
+		size_t maplen = (align ? round_up(len, align) + align
+				       : round_up(len, 4096)) + 4096;
 		char *p = os_map(maplen);
 		if (!p)
 			return -1;
 		r->map = p;
 		r->maplen = maplen;
+		os_guard_last_page(p, maplen);
 		if (align) {
 			uintptr_t u = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
 			p = (char *)u;
@@ -3072,6 +3142,31 @@ static unsigned long thp_page_kib(void)
 	return 2048;
 }
 
+/* The page size a region of mode will most likely get, known before it
+ * is touched: the huge page pool's for hugetlb; a transparent huge page
+ * where THP will serve it (THP always, or madvise for thp, which asks
+ * for it; System V segments follow shmem's own setting, not asked here);
+ * else the base page.  The page report says afterwards what it got. */
+static size_t expected_page_bytes(enum alloc_mode mode)
+{
+	char path[512], line[128];
+	const char *lb, *rb;
+	size_t base = (size_t)os_page_bytes();
+	if (mode == A_HUGETLB)
+		return hugetlb_page_bytes() ? hugetlb_page_bytes() : base;
+	if (mode == A_SHM)
+		return base;
+	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled",
+		 sysfs_root());
+	if (read_first_line(path, line, sizeof(line)) != 0 ||
+	    !(lb = strchr(line, '[')) || !(rb = strchr(lb, ']')))
+		return base;
+	if ((rb - lb == 7 && strncmp(lb, "[always]", 8) == 0) ||
+	    (mode == A_THP && rb - lb == 8 && strncmp(lb, "[madvise]", 9) == 0))
+		return (size_t)thp_page_kib() * 1024;
+	return base;
+}
+
 /* What the kernel really gave us for [addr, addr+bytes), from smaps:
  * the page size of the mapping that holds most of it and the share of
  * resident memory on huge pages (THP, hugetlbfs or shmem THP); and that
@@ -3085,6 +3180,7 @@ struct page_report {
 	/* the VMA that holds most of the array; its fields are the VMA's
 	 * own, so they cover the other arrays that share it */
 	unsigned long long vma_start, vma_end;
+	unsigned long long start, end; /* the array's own range */
 	int vmas;                      /* VMAs the array overlaps */
 	char vma_name[256];            /* "" anonymous, [heap], /SYSV..., a path */
 	unsigned long long inode;      /* SysV shm: the segment's shmid */
@@ -3133,6 +3229,8 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 
 	memset(pr, 0, sizeof(*pr));
 	memset(&v, 0, sizeof(v));
+	pr->start = lo;
+	pr->end = hi;
 	f = open_self_smaps();
 	if (!f)
 		return;
@@ -3210,20 +3308,29 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 		pr->page_kib = thp_page_kib();
 }
 
-/* One compact line's worth of pr's mapping into buf: range, size, name,
- * page size, huge coverage and the kernel's VmFlags. */
-static void format_mapping(char *buf, size_t len, const struct page_report *pr)
+/* One compact line's worth of pr's mapping into buf: the array's own
+ * range and size, then the mapping (VMA) that holds it, its size, name,
+ * page size, huge coverage and the kernel's VmFlags.  The kernel merges
+ * neighbouring mappings of the same kind, so a mapping may hold other
+ * arrays too: shared names them ("b", "a and c"; NULL or "" for none),
+ * and the mapping's figures are then theirs as well. */
+static void format_mapping(char *buf, size_t len, const struct page_report *pr,
+			   const char *shared)
 {
-	char size[32];
+	char size[32], own[32];
 	if (!pr->known) {
 		snprintf(buf, len, "unknown (no smaps on this system)");
 		return;
 	}
+	format_bytes(own, sizeof(own), pr->end - pr->start);
 	format_bytes(size, sizeof(size), pr->vma_end - pr->vma_start);
-	snprintf(buf, len, "%llx-%llx (%s%s) %s, KernelPageSize %lu KiB, "
-		 "AnonHugePages %llu KiB, Hugetlb %llu KiB, VmFlags %s",
+	snprintf(buf, len, "%llx-%llx (%s) in %llx-%llx (%s%s%s%s) %s, "
+		 "KernelPageSize %lu KiB, AnonHugePages %llu KiB, Hugetlb %llu "
+		 "KiB, VmFlags %s", pr->start, pr->end, own,
 		 pr->vma_start, pr->vma_end, size,
 		 pr->vmas > 1 ? ", one of several" : "",
+		 shared && *shared ? ", which holds " : "",
+		 shared && *shared ? shared : "",
 		 pr->vma_name[0] ? pr->vma_name : "anonymous",
 		 pr->kernel_page_kib, pr->anon_huge_kib, pr->hugetlb_kib,
 		 pr->vmflags[0] ? pr->vmflags : "unknown");
@@ -3236,7 +3343,7 @@ static void format_mapping(char *buf, size_t len, const struct page_report *pr)
  * is detected and said, never reported as frames.  Huge page coverage
  * comes from /proc/kpageflags where readable (root), else from smaps;
  * the NUMA node of each page from move_pages(2) in query mode. */
-#define PHYS_MAX_NODES 64
+#define PHYS_MAX_NODES SHAPE_MAX_NODES
 #define PHYS_BATCH 4096 /* pagemap entries read at once */
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN ((1ULL << 55) - 1)
@@ -3259,20 +3366,22 @@ struct phys_report {
 	unsigned long long node_pages[PHYS_MAX_NODES];
 };
 
-#ifdef __linux__
-/* Pages per NUMA node (ids 0 to PHYS_MAX_NODES - 1), asked of the
- * kernel; 0 when it will not say (no NUMA support in the kernel). */
-static int phys_nodes(uintptr_t lo, unsigned long long pages,
-		      unsigned long page, struct phys_report *pr)
+/* Pages per NUMA node of [lo, lo + pages * page), one base page at a
+ * time, asked of the kernel (os_page_nodes: move_pages(2) in query
+ * mode), into count[] (by node id, ids below PHYS_MAX_NODES); 0 when it
+ * will not say (a kernel without NUMA, another OS). */
+static int page_nodes(uintptr_t lo, unsigned long long pages,
+		      unsigned long page, unsigned long long *count)
 {
 	int ids[PHYS_MAX_NODES], i;
 	unsigned long long other = 0, absent = 0;
 	for (i = 0; i < PHYS_MAX_NODES; i++)
 		ids[i] = i;
-	return os_page_nodes(lo, pages, page, ids, PHYS_MAX_NODES,
-			     pr->node_pages, &other, &absent) == 0;
+	return os_page_nodes(lo, pages, page, ids, PHYS_MAX_NODES, count,
+			     &other, &absent) == 0;
 }
 
+#ifdef __linux__
 /* Pages of run [pfn, pfn+n) that kpageflags marks as huge; -1 if the
  * file cannot be read. */
 static long long phys_huge_pages(FILE *kf, unsigned long long pfn,
@@ -3387,7 +3496,7 @@ static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
 		pr->huge_known = 0;
 	if (nonzero == 0)
 		pr->pfn_lo = 0;
-	pr->nodes_known = phys_nodes(lo, npages, page, pr);
+	pr->nodes_known = page_nodes(lo, npages, page, pr->node_pages);
 }
 #else
 static void phys_report(const void *addr, size_t bytes, struct phys_report *pr)
@@ -3532,6 +3641,155 @@ static void setup_threads(const struct options *o)
 #endif
 }
 
+/* -- Where --bind auto puts the threads --------------------------------
+ * One thread a core, the cores of every package in turn, before any
+ * core gets a second thread on an SMT sibling: OpenMP's spread rule over
+ * places that are cores, which is what OMP_PROC_BIND=spread
+ * OMP_PLACES=cores gives.  The places are the cores this process may
+ * use, ordered by package, node and number, so threads 0..T/2-1 (and the
+ * first half of each array, which they touch first) are on the first
+ * package.  With T threads on P cores: T <= P gives the first core of
+ * each of T runs of P/T cores (the first P%T runs one core longer); T > P
+ * gives each core T/P threads in a row (the first T%P cores one more),
+ * its SMT siblings in turn.  Where the shape is unknown, or does not
+ * list a CPU this process may use, thread i goes to the i-th allowed
+ * CPU, as bench always did there. */
+
+enum bind_rule { BIND_NONE, BIND_ENV, BIND_SPREAD, BIND_ALLOWED };
+static const char *const bind_rule_names[] = {"none", "openmp_env",
+					      "spread_cores", "allowed_order"};
+
+static struct bind_plan {
+	enum bind_rule rule;
+	int nthreads;
+	int cpu_of[MAX_THREADS];      /* -1: not pinned */
+	int cores, cores_all;         /* cores used, cores allowed */
+	int packages, packages_all;   /* the same of packages */
+	int per_core, per_cpu;        /* the most threads on one core, one CPU */
+	char nodes[256];              /* the nodes the threads run on */
+} bind_plan;
+
+struct bind_key {
+	int package, node, core, thread, id;
+};
+
+static int cmp_bind_key(const void *x, const void *y)
+{
+	const struct bind_key *a = x, *b = y;
+	if (a->package != b->package)
+		return a->package < b->package ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	if (a->core != b->core)
+		return a->core < b->core ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* What the plan spread over: cores, packages and nodes used, and the
+ * most threads that share a core or a CPU. */
+static void bind_plan_count(struct bind_plan *b, const struct bind_key *k,
+			    int n)
+{
+	const struct machine_shape *m = machine_shape();
+	int used[SHAPE_MAX_CPUS], nodes[SHAPE_MAX_NODES], nn = 0, i, j;
+	memset(used, 0, sizeof(used));
+	b->cores = b->packages = b->cores_all = b->packages_all = 0;
+	b->per_core = b->per_cpu = 0;
+	for (i = 0; i < b->nthreads; i++)
+		for (j = 0; j < n; j++)
+			if (k[j].id == b->cpu_of[i])
+				used[j]++;
+	for (i = 0; i < n; i++) {
+		int core_threads = 0, pkg_used = 0, first_core = 1, first_pkg = 1;
+		for (j = 0; j < n; j++) {
+			if (k[j].core == k[i].core) {
+				core_threads += used[j];
+				first_core &= j >= i;
+			}
+			if (k[j].package == k[i].package) {
+				pkg_used += used[j];
+				first_pkg &= j >= i;
+			}
+		}
+		b->cores_all += first_core;
+		b->cores += first_core && core_threads;
+		b->packages_all += first_pkg;
+		b->packages += first_pkg && pkg_used;
+		if (core_threads > b->per_core)
+			b->per_core = core_threads;
+		if (used[i] > b->per_cpu)
+			b->per_cpu = used[i];
+		if (used[i] && k[i].node >= 0 && m->nodes_known) {
+			for (j = 0; j < nn && nodes[j] != k[i].node; j++)
+				;
+			if (j == nn && nn < SHAPE_MAX_NODES)
+				nodes[nn++] = k[i].node;
+		}
+	}
+	/* ascending, for the list */
+	for (i = 1; i < nn; i++)
+		for (j = i; j > 0 && nodes[j - 1] > nodes[j]; j--) {
+			int x = nodes[j];
+			nodes[j] = nodes[j - 1];
+			nodes[j - 1] = x;
+		}
+	format_cpu_list(b->nodes, sizeof(b->nodes), nodes, nn);
+}
+
+/* Plan where nt threads go (bind_plan) from the shape and the CPUs this
+ * process may use. */
+static void plan_binding(int nt)
+{
+	const struct machine_shape *m = machine_shape();
+	static struct bind_key k[MAX_THREADS];
+	int cpus[MAX_THREADS], start[MAX_THREADS], len[MAX_THREADS];
+	int n = allowed_cpus(cpus, MAX_THREADS), np = 0, i;
+	struct bind_plan *b = &bind_plan;
+	b->nthreads = nt < MAX_THREADS ? nt : MAX_THREADS;
+	b->rule = n > 0 ? BIND_SPREAD : BIND_NONE;
+	for (i = 0; i < n; i++) {
+		const struct shape_cpu *c = shape_cpu(m, cpus[i]);
+		if (!c || !m->topology_known) {
+			b->rule = BIND_ALLOWED;
+			break;
+		}
+		k[i].package = c->package;
+		k[i].node = c->node;
+		k[i].core = c->core;
+		k[i].thread = c->thread;
+		k[i].id = c->id;
+	}
+	if (b->rule != BIND_SPREAD) {
+		for (i = 0; i < b->nthreads; i++)
+			b->cpu_of[i] = n > 0 ? cpus[i % n] : -1;
+		return;
+	}
+	qsort(k, (size_t)n, sizeof(k[0]), cmp_bind_key);
+	/* the places: runs of one core's CPUs */
+	for (i = 0; i < n; i++)
+		if (i == 0 || k[i].core != k[i - 1].core) {
+			start[np] = i;
+			len[np++] = 1;
+		} else {
+			len[np - 1]++;
+		}
+	if (b->nthreads <= np) {
+		int s = np / b->nthreads, rest = np % b->nthreads;
+		for (i = 0; i < b->nthreads; i++)
+			b->cpu_of[i] = k[start[i * s + (i < rest ? i : rest)]].id;
+	} else {
+		int s = b->nthreads / np, rest = b->nthreads % np, p, t = 0;
+		for (p = 0; p < np; p++) {
+			int here = s + (p < rest), j;
+			for (j = 0; j < here; j++)
+				b->cpu_of[t++] = k[start[p] + j % len[p]].id;
+		}
+	}
+	bind_plan_count(b, k, n);
+}
+
 /* Whether bench pins its own threads: only when asked (auto) and when
  * the user gave the OpenMP runtime no binding, which always wins. */
 static int bench_pins(const struct options *o)
@@ -3539,32 +3797,115 @@ static int bench_pins(const struct options *o)
 	return o->bind && !omp_binding_env();
 }
 
-static void describe_binding(const struct options *o, char *buf, size_t len)
+/* The binding in words, and which rule decided it (bind_rule_names[]). */
+static enum bind_rule describe_binding(const struct options *o, char *buf,
+				       size_t len)
 {
-	const char *env = omp_binding_env();
-	if (env)
-		snprintf(buf, len, "from %s=%s", env, getenv(env));
-	else if (o->bind)
+	static const char *const vars[] = {
+		"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "KMP_AFFINITY"
+	};
+	const struct bind_plan *b = &bind_plan;
+	size_t i, used = 0;
+	if (omp_binding_env()) {
+		/* every variable the runtime reads: spread means little
+		 * without the places it spreads over */
+		used = (size_t)snprintf(buf, len, "from");
+		for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && used < len; i++)
+			if (getenv(vars[i]) && *getenv(vars[i]))
+				used += (size_t)snprintf(buf + used, len - used, " %s=%s",
+							 vars[i], getenv(vars[i]));
+		return BIND_ENV;
+	}
+	if (!o->bind || b->rule == BIND_NONE) {
+		snprintf(buf, len, "none (threads may migrate)");
+		return BIND_NONE;
+	}
+	if (b->rule == BIND_ALLOWED) {
 		snprintf(buf, len, "auto (bench pinned thread i to the i-th "
 			 "allowed CPU)");
-	else
-		snprintf(buf, len, "none (threads may migrate)");
+		return BIND_ALLOWED;
+	}
+	used = (size_t)snprintf(buf, len, "auto, spread over cores as "
+				"OMP_PROC_BIND=spread OMP_PLACES=cores would: "
+				"%d thread%s on %d of %d cores in %d of %d "
+				"package%s", b->nthreads, b->nthreads == 1 ? "" : "s",
+				b->cores, b->cores_all, b->packages, b->packages_all,
+				b->packages_all == 1 ? "" : "s");
+	if (b->nodes[0] && used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", node%s %s",
+					 strpbrk(b->nodes, ",-") ? "s" : "",
+					 b->nodes);
+	if (b->per_cpu > 1 && used < len)
+		snprintf(buf + used, len - used, ", up to %d on one CPU (more "
+			 "threads than CPUs)", b->per_cpu);
+	else if (b->per_core > 1 && used < len)
+		snprintf(buf + used, len - used, ", up to %d on one core's SMT "
+			 "siblings", b->per_core);
+	else if (used < len)
+		snprintf(buf + used, len - used, ", one a core");
+	return BIND_SPREAD;
 }
 
-/* This thread's share of [0, n): contiguous, in thread order, with
- * boundaries on cache-line multiples so no two threads write one line.
- * First touch and every kernel use it, so each thread works on the
- * memory it placed. */
+/* -- Each thread's span of the arrays ------------------------------------
+ * Thread t of T works on [start(t), start(t+1)) of every array, in every
+ * kernel and in first touch, so the thread that first touches a page,
+ * and so chooses its node, is the one that uses it.  That holds only
+ * when the boundaries fall on the boundaries of the pages the array
+ * got: a 2 MiB page that two threads' spans share is placed by whichever
+ * touches it first.  So the bandwidth program sets the grid
+ * (span_grid): on a machine with more than one node, arrays on pages
+ * larger than the base page are split on page boundaries, each
+ * boundary the page boundary nearest the thread's equal share (no
+ * thread's span is more than a page off it); elsewhere, and when the
+ * arrays have fewer pages than the run has threads, spans are split on
+ * cache lines, so no two threads write one line. */
+static size_t span_grain;   /* elements from one page boundary to the next; 0: cache lines */
+static size_t span_phase;   /* the first page boundary's element */
+
+static void span_grid(size_t grain, size_t phase)
+{
+	span_grain = grain;
+	span_phase = grain ? phase % grain : 0;
+}
+
+/* The grid point of (grain, phase) nearest x, within [0, n]. */
+static size_t span_snap(size_t x, size_t grain, size_t phase, size_t n)
+{
+	long long k, at;
+	if (!grain)
+		return x;
+	k = ((long long)x - (long long)phase + (long long)grain / 2) /
+	    (long long)grain;
+	if ((long long)x < (long long)phase - (long long)grain / 2)
+		k = -1; /* below the first boundary: 0 */
+	at = (long long)phase + k * (long long)grain;
+	return at < 0 ? 0 : (size_t)at > n ? n : (size_t)at;
+}
+
+/* Where thread t of nt starts in [0, n); n for t == nt. */
+static size_t span_start(size_t n, size_t t, size_t nt)
+{
+	size_t q, blocks, per, rem, b;
+	if (t == 0 || t >= nt)
+		return t == 0 ? 0 : n;
+	if (span_grain)
+		return span_snap((size_t)((unsigned long long)t * n / nt),
+				 span_grain, span_phase, n);
+	q = CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1;
+	blocks = (n + q - 1) / q;
+	per = blocks / nt;
+	rem = blocks % nt;
+	b = t * per + (t < rem ? t : rem);
+	return b * q < n ? b * q : n;
+}
+
+/* This thread's share of [0, n): contiguous, in thread order, on the
+ * grid.  First touch and every kernel use it. */
 static void thread_span(size_t n, size_t *lo, size_t *hi)
 {
-	size_t q = CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1;
-	size_t blocks = (n + q - 1) / q;
 	size_t t = (size_t)thread_id(), nt = (size_t)thread_count();
-	size_t per = blocks / nt, rem = blocks % nt;
-	size_t b0 = t * per + (t < rem ? t : rem);
-	size_t b1 = b0 + per + (t < rem ? 1 : 0);
-	*lo = b0 * q < n ? b0 * q : n;
-	*hi = b1 * q < n ? b1 * q : n;
+	*lo = span_start(n, t, nt);
+	*hi = span_start(n, t + 1, nt);
 }
 
 /* ======================================================================
@@ -3600,6 +3941,7 @@ struct system_info {
 	int line;                /* data cache line in bytes, 0 unknown */
 	const char *line_source; /* where the OS said so */
 	const struct machine_shape *shape; /* packages, cores, nodes */
+	struct mem_policy policy;          /* the NUMA policy bench runs under */
 };
 
 static const char *compiler_name(void)
@@ -4040,6 +4382,7 @@ static void collect_system(struct system_info *si)
 	si->online_cpus = os_cpus_online();
 	si->phys_mem = physical_memory();
 	si->shape = machine_shape();
+	memory_policy(&si->policy);
 
 	/* x86 says "model name", POWER "cpu", Arm "CPU part"/"Hardware". */
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
@@ -4489,6 +4832,37 @@ static void print_siblings_text(const struct machine_shape *m)
 	printf("\n");
 }
 
+/* The nodes policy p names, as a list such as "0-1" into buf; how many. */
+static int policy_node_list(const struct mem_policy *p, char *buf, size_t len)
+{
+	int ids[POLICY_MAX_NODES], n = 0, id;
+	for (id = 0; id < POLICY_MAX_NODES; id++)
+		if (policy_has_node(p, id))
+			ids[n++] = id;
+	format_cpu_list(buf, len, ids, n);
+	return n;
+}
+
+/* The memory policy in words: "default (...)", "bind to nodes 1". */
+static void describe_policy(const struct mem_policy *p, char *buf, size_t len)
+{
+	char nodes[512];
+	int n = policy_node_list(p, nodes, sizeof(nodes));
+	if (!p->known)
+		snprintf(buf, len, "unknown (this OS does not say)");
+	else if (p->mode < 0)
+		snprintf(buf, len, "a mode bench does not know, nodes %s",
+			 n ? nodes : "none");
+	else if (p->mode == 0 || p->mode == 4)
+		snprintf(buf, len, "%s (each page on the node of the CPU that "
+			 "first touches it)", policy_names[p->mode]);
+	else
+		snprintf(buf, len, "%s, node%s %s%s", policy_names[p->mode],
+			 n == 1 ? "" : "s", n ? nodes : "none",
+			 p->static_nodes ? " (static)" : p->relative_nodes
+			 ? " (relative to the allowed nodes)" : "");
+}
+
 /* The machine's shape: packages, cores and SMT, then a line a node. */
 static void print_shape_text(const struct machine_shape *m)
 {
@@ -4531,7 +4905,7 @@ static void print_shape_text(const struct machine_shape *m)
 
 static void print_system_text(const struct system_info *si)
 {
-	char b1[32];
+	char b1[32], buf[640];
 	int i;
 	printf("CPU: %s, %ld online\n", si->cpu_model, si->online_cpus);
 	printf("Host: %s, %s %s, %s\n", si->hostname, si->kernel, si->machine,
@@ -4566,6 +4940,8 @@ static void print_system_text(const struct system_info *si)
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
 	print_shape_text(si->shape);
+	describe_policy(&si->policy, buf, sizeof(buf));
+	printf("Memory policy: %s\n", buf);
 }
 
 static void json_build(void)
@@ -4663,6 +5039,25 @@ static void json_shape(const struct machine_shape *m)
 	json_close('}');
 }
 
+/* The memory policy as the "memory_policy" object. */
+static void json_policy(const struct mem_policy *p)
+{
+	char list[512];
+	int id;
+	json_open("memory_policy", '{');
+	json_str("mode", p->known && p->mode >= 0 ? policy_names[p->mode] : NULL);
+	policy_node_list(p, list, sizeof(list));
+	json_str("node_list", p->known ? list : NULL);
+	json_open("nodes", '[');
+	for (id = 0; id < POLICY_MAX_NODES; id++)
+		if (policy_has_node(p, id))
+			json_int(NULL, id);
+	json_close(']');
+	json_bool("static_nodes", p->static_nodes);
+	json_bool("relative_nodes", p->relative_nodes);
+	json_close('}');
+}
+
 static void json_system(const struct system_info *si)
 {
 	int i;
@@ -4705,19 +5100,29 @@ static void json_system(const struct system_info *si)
 	json_str("cache_line_source", si->line_source);
 	json_str("timestamp", si->timestamp);
 	json_shape(si->shape);
+	json_policy(&si->policy);
 	json_close('}');
 }
 
 /* The mapping that holds an array (struct page_report) as a "mapping"
  * object, null where the OS keeps no smaps. */
-static void json_mapping(const struct page_report *pr)
+static void json_mapping(const struct page_report *pr, const char *shared,
+			 int nshared)
 {
 	char hex[32];
+	int i;
 	if (!pr->known) {
 		json_str("mapping", NULL);
 		return;
 	}
 	json_open("mapping", '{');
+	/* the other arrays the kernel merged into this mapping */
+	json_open("shared_with", '[');
+	for (i = 0; i < nshared; i++) {
+		char name[2] = {shared[i], '\0'};
+		json_str(NULL, name);
+	}
+	json_close(']');
 	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_start);
 	json_str("start", hex);
 	snprintf(hex, sizeof(hex), "0x%llx", pr->vma_end);
@@ -5262,26 +5667,52 @@ static double run_kernel(enum kernel_id k, const struct arrays *ar, elem_t q,
 }
 
 /* First touch, in parallel with the kernels' own split, so each page is
- * placed near the thread that will use it.  Thread t is pinned here to
- * cpus[t % ncpus] (ncpus 0: not pinned), and each reports where it runs. */
-static void first_touch(const struct arrays *ar, const int *cpus, int ncpus)
+ * placed near the thread that will use it.  Threads are pinned here
+ * (when bench pins: plan_binding; or thread t to cpus[t % ncpus] when
+ * the caller names CPUs, as bench nodes does) and report where they run.
+ * On a page grid each array is touched on its own page boundaries, the
+ * one nearest each span's start: the arrays start at different offsets
+ * in their pages (the stagger), so a span's boundary can cut one of an
+ * array's pages, which then goes to the thread that uses most of it.
+ * phase[i]: the element where array i's first page boundary falls. */
+static void first_touch(const struct arrays *ar, int pin, const int *cpus,
+			int ncpus, const size_t *phase)
 {
 	int counted = 0;
 #ifdef _OPENMP
 #pragma omp parallel reduction(+ : counted)
 #endif
 	{
-		size_t lo, hi, j;
-		int t = thread_id();
-		if (ncpus > 0)
-			pin_to_cpu(cpus[t % ncpus]);
+		size_t lo, hi, j, lx, hx, t = (size_t)thread_id(),
+					    nt = (size_t)thread_count();
+		elem_t *x[3];
+		int i;
+		x[0] = ar->a;
+		x[1] = ar->b;
+		x[2] = ar->c;
+		if (cpus && ncpus > 0) {
+			pin_to_cpu(cpus[t % (size_t)ncpus]);
+		} else if (pin) {
+#ifdef _OPENMP
+#pragma omp single
+#endif
+			plan_binding((int)nt);
+			if (t < MAX_THREADS && bind_plan.cpu_of[t] >= 0)
+				pin_to_cpu(bind_plan.cpu_of[t]);
+		}
 		if (t < MAX_THREADS)
 			thread_cpu_start[t] = current_cpu();
 		thread_span(ar->n, &lo, &hi);
-		for (j = lo; j < hi; j++) {
-			ar->a[j] = 1.0;
-			ar->b[j] = 2.0;
-			ar->c[j] = 0.0;
+		for (i = 0; i < 3; i++) {
+			elem_t v = i == 0 ? 1.0 : i == 1 ? 2.0 : 0.0;
+			lx = span_grain ? span_snap(lo, span_grain, phase[i], ar->n) : lo;
+			hx = span_grain ? span_snap(hi, span_grain, phase[i], ar->n) : hi;
+			if (t == 0)
+				lx = 0;
+			if (t + 1 == nt)
+				hx = ar->n;
+			for (j = lx; j < hx; j++)
+				x[i][j] = v;
 		}
 		counted++;
 	}
@@ -5313,6 +5744,9 @@ struct stream_run {
 	double granularity; /* the clock's step, seconds */
 	double tick;        /* the tick STREAM's text reports: whole us, >= 1 */
 	double pass_us;     /* one untimed pass over a[], microseconds */
+	size_t span_bytes;  /* threads' spans split on pages of this size; 0 cache lines */
+	int nodes_known;    /* node_pages[] was asked (a machine of several nodes) */
+	unsigned long long node_pages[3][PHYS_MAX_NODES]; /* base pages per node */
 	double *times;  /* [kernel][rep] */
 	double *sums;   /* [kernel][rep]: a SUM kernel's total */
 	double *expect; /* [kernel][rep]: what the replay expects of it */
@@ -5662,10 +6096,23 @@ static void print_clock_text(const struct stream_run *r, const char *word)
 	printf("precision of your system timer.\n");
 }
 
+/* The other arrays whose mapping (VMA) is array i's, into names[]; how
+ * many. */
+static int stream_shared_mapping(const struct stream_run *r, int i, char *names)
+{
+	int j, n = 0;
+	for (j = 0; j < 3; j++)
+		if (j != i && r->pages[i].known && r->pages[j].known &&
+		    r->pages[j].vma_start == r->pages[i].vma_start &&
+		    r->pages[j].vma_end == r->pages[i].vma_end)
+			names[n++] = array_names[j];
+	return n;
+}
+
 static void print_placement_text(const struct options *o,
 				 const struct stream_run *r)
 {
-	char bind[160], stores[160];
+	char bind[400], stores[160];
 	int i;
 	describe_binding(o, bind, sizeof(bind));
 	describe_stores(o, r, stores, sizeof(stores));
@@ -5690,8 +6137,12 @@ static void print_placement_text(const struct options *o,
 	}
 	printf("\n");
 	for (i = 0; i < 3; i++) {
-		char map[1024];
-		format_mapping(map, sizeof(map), &r->pages[i]);
+		char map[1024], names[3], shared[16] = "";
+		int n = stream_shared_mapping(r, i, names);
+		if (n)
+			snprintf(shared, sizeof(shared), "%c%s%.1s", names[0],
+				 n > 1 ? " and " : "", n > 1 ? names + 1 : "");
+		format_mapping(map, sizeof(map), &r->pages[i], shared);
 		printf("Mapping %c: %s\n", array_names[i], map);
 	}
 	printf("Binding: %s\n", bind);
@@ -5699,6 +6150,30 @@ static void print_placement_text(const struct options *o,
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		printf(" %d:%d", i, thread_cpu_start[i]);
 	printf("\n");
+	if (r->span_bytes) {
+		char b1[32];
+		format_bytes(b1, sizeof(b1), r->span_bytes);
+		printf("Thread spans: split on %s page boundaries, so the thread "
+		       "that first touches each page, and so chooses its node, "
+		       "uses most of it\n", b1);
+	} else {
+		printf("Thread spans: split on %d-byte cache lines\n", CACHE_LINE);
+	}
+	if (r->nodes_known) {
+		printf("Page nodes:");
+		for (i = 0; i < 3; i++) {
+			unsigned long long all = 0;
+			int n;
+			for (n = 0; n < PHYS_MAX_NODES; n++)
+				all += r->node_pages[i][n];
+			printf("%s %c", i ? ";" : "", array_names[i]);
+			for (n = 0; n < PHYS_MAX_NODES; n++)
+				if (r->node_pages[i][n])
+					printf(" node %d %.0f%%", n,
+					       100.0 * (double)r->node_pages[i][n] / (double)all);
+		}
+		printf("\n");
+	}
 	for (i = 0; o->placement && i < 3; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "array %c", array_names[i]);
@@ -5882,10 +6357,10 @@ static void print_best_text(const struct stream_run *r, unsigned kernels)
 /* The bandwidth keys of the JSON document (also those of `bench all`). */
 static void json_stream_body(const struct options *o, const struct stream_run *r)
 {
-	char bind[160];
+	char bind[400];
 	unsigned kernels = o->kernels;
 	int i, k;
-	describe_binding(o, bind, sizeof(bind));
+	enum bind_rule rule = describe_binding(o, bind, sizeof(bind));
 	json_open("run", '{');
 	json_int("array_size", (long long)r->n);
 	json_bool("size_auto", o->size_auto);
@@ -5914,12 +6389,22 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_int("threads_requested", threads_requested());
 	json_int("threads_counted", threads_counted);
 	json_str("binding", bind);
+	json_str("binding_rule", bind_rule_names[rule]);
+	json_int("span_bytes", (long long)(r->span_bytes ? r->span_bytes : CACHE_LINE));
 	json_open("threads", '[');
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++) {
+		const struct shape_cpu *c = shape_cpu(machine_shape(),
+						      thread_cpu_start[i]);
 		json_open(NULL, '{');
 		json_int("thread", i);
 		json_int("cpu", thread_cpu_start[i]);
 		json_int("cpu_end", thread_cpu_end[i]);
+		json_int_or_null("package", c && machine_shape()->topology_known,
+				 c ? c->package : 0);
+		json_int_or_null("core", c && machine_shape()->topology_known,
+				 c ? c->core : 0);
+		json_int_or_null("node", c && c->node >= 0 && machine_shape()->nodes_known,
+				 c ? c->node : 0);
 		json_close('}');
 	}
 	json_close(']');
@@ -5941,7 +6426,25 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 			json_str("kernel_page_kib", NULL);
 			json_str("huge_pct", NULL);
 		}
-		json_mapping(&r->pages[i]);
+		{
+			char names[3];
+			int n = stream_shared_mapping(r, i, names);
+			json_mapping(&r->pages[i], names, n);
+		}
+		if (r->nodes_known) {
+			int n;
+			json_open("node_pages", '{');
+			for (n = 0; n < PHYS_MAX_NODES; n++) {
+				char key[16];
+				if (!r->node_pages[i][n])
+					continue;
+				snprintf(key, sizeof(key), "%d", n);
+				json_int(key, (long long)r->node_pages[i][n]);
+			}
+			json_close('}');
+		} else {
+			json_str("node_pages", NULL);
+		}
 		if (o->placement)
 			phys_json("physical", &r->phys[i], r->pages[i].huge_pct);
 		else
@@ -6289,17 +6792,48 @@ static void stream_stats(struct stream_run *r, unsigned kernels)
 	}
 }
 
-/* Before timing: first touch (placing, and pinning thread t to
- * cpus[t % ncpus] when ncpus > 0), the page report, the clock's
- * granularity and STREAM's untimed pass that doubles a[], then --stores
- * auto's calibration.  bench nodes prepares each row's run here. */
+/* The grid the threads' spans are split on (section 7), set before
+ * first touch: page boundaries on a machine with more than one node,
+ * where the arrays will get pages larger than the base page and have at
+ * least one page a thread; cache lines otherwise (where first touch has
+ * no node to choose, the spans stay as they always were).  phase[i]
+ * gets the element of array i's first page boundary. */
+static void stream_spans(struct stream_run *r, size_t *phase)
+{
+	const struct machine_shape *m = machine_shape();
+	size_t page = expected_page_bytes(r->plan.mode), pages;
+	int i;
+	span_grid(0, 0);
+	r->span_bytes = 0;
+	for (i = 0; i < 3; i++) {
+		size_t off = (size_t)((uintptr_t)r->reg[i].data % page);
+		phase[i] = off ? (page - off) / sizeof(elem_t) : 0;
+	}
+	if (m->nnodes < 2 || page <= (size_t)os_page_bytes() ||
+	    page % sizeof(elem_t))
+		return;
+	pages = ((size_t)((uintptr_t)r->reg[0].data % page) +
+		 r->n * sizeof(elem_t) + page - 1) / page;
+	if (pages < (size_t)threads_requested())
+		return;
+	span_grid(page / sizeof(elem_t), phase[0]);
+	r->span_bytes = page;
+}
+
+/* Before timing: first touch (placing, and pinning as bench pins, or
+ * thread t to cpus[t % ncpus] when the caller names CPUs), the page
+ * report, the clock's granularity and STREAM's untimed pass that doubles
+ * a[], then --stores auto's calibration.  bench nodes prepares each
+ * row's run here. */
 static void stream_prepare_on(const struct options *o, struct stream_run *r,
 			      const int *cpus, int ncpus)
 {
 	elem_t q = 3.0;
 	double t;
+	size_t phase[3];
 	int i;
-	first_touch(&r->ar, cpus, ncpus);
+	stream_spans(r, phase);
+	first_touch(&r->ar, bench_pins(o), cpus, ncpus, phase);
 	for (i = 0; i < 3; i++)
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
 	for (i = 0; o->placement && i < 3; i++)
@@ -6323,12 +6857,10 @@ static void stream_prepare_on(const struct options *o, struct stream_run *r,
 	choose_stores(o, r, q);
 }
 
-/* ... with thread i pinned to the i-th allowed CPU when bench pins. */
+/* ... with the threads where bench pins them (plan_binding), if it does. */
 static void stream_prepare(const struct options *o, struct stream_run *r)
 {
-	int cpus[MAX_THREADS], n = bench_pins(o) ? allowed_cpus(cpus, MAX_THREADS)
-						  : 0;
-	stream_prepare_on(o, r, cpus, n);
+	stream_prepare_on(o, r, NULL, 0);
 }
 
 #if BENCH_CORRUPT_TEST
@@ -6463,6 +6995,64 @@ static struct stream_run *stream_best(const struct options *o,
 	return b;
 }
 
+/* Where the pages and the threads are, on a machine of more than one
+ * node: each array's base pages per node (move_pages), then the warning
+ * when not one page is on a node any thread runs on (numactl --membind
+ * to another node does that, and nothing else would say so), and the
+ * one for an array that got pages larger than its spans' grid. */
+static void stream_where(struct stream_run *r)
+{
+	const struct machine_shape *m = machine_shape();
+	unsigned long page = (unsigned long)os_page_bytes();
+	int tnode[PHYS_MAX_NODES], i, n, local = 0, remote = 0;
+	char pl[256], tl[256];
+	int pn[PHYS_MAX_NODES], npn = 0, ntn = 0;
+	if (m->nnodes < 2)
+		return;
+	r->nodes_known = 1;
+	for (i = 0; i < 3; i++) {
+		uintptr_t lo = (uintptr_t)r->reg[i].data / page * page;
+		unsigned long long pages = ((uintptr_t)r->reg[i].data +
+					    r->reg[i].bytes - lo + page - 1) / page;
+		memset(r->node_pages[i], 0, sizeof(r->node_pages[i]));
+		r->nodes_known &= page_nodes(lo, pages, page, r->node_pages[i]);
+		if (r->pages[i].known && (size_t)r->pages[i].page_kib * 1024 >
+		    (r->span_bytes ? r->span_bytes : (size_t)page))
+			warn("array %c got %lu KiB pages, larger than the pages its "
+			     "threads' spans were split on: a page two threads "
+			     "share sits on one of their nodes", array_names[i],
+			     r->pages[i].page_kib);
+	}
+	if (!r->nodes_known)
+		return;
+	memset(tnode, 0, sizeof(tnode));
+	for (i = 0; i < threads_counted && i < MAX_THREADS; i++) {
+		const struct shape_cpu *c = shape_cpu(m, thread_cpu_start[i]);
+		if (!c || c->node < 0 || c->node >= PHYS_MAX_NODES)
+			return; /* a thread whose node is unknown */
+		tnode[c->node] = 1;
+	}
+	for (n = 0; n < PHYS_MAX_NODES; n++) {
+		unsigned long long here = r->node_pages[0][n] + r->node_pages[1][n] +
+					  r->node_pages[2][n];
+		if (here)
+			pn[npn++] = n;
+		ntn += tnode[n];
+		local += here && tnode[n];
+		remote += here && !tnode[n];
+	}
+	if (local || !remote || !ntn)
+		return;
+	format_cpu_list(pl, sizeof(pl), pn, npn);
+	for (n = 0, ntn = 0; n < PHYS_MAX_NODES; n++)
+		if (tnode[n])
+			pn[ntn++] = n;
+	format_cpu_list(tl, sizeof(tl), pn, ntn);
+	warn("every page of the arrays is on node%s %s and every thread runs on "
+	     "node%s %s: all of this run's memory is remote (see the Memory "
+	     "policy line)", npn == 1 ? "" : "s", pl, ntn == 1 ? "" : "s", tl);
+}
+
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
  * results do not validate).  nested: `bench all` owns the JSON document. */
 static int stream_mode(const struct options *o, const struct system_info *si,
@@ -6476,6 +7066,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	stream_check(o);
 	stream_allocate(o, &r);
 	stream_prepare(o, &r);
+	stream_where(&r);
 	if (r.plan.rule_elems && r.n < r.plan.rule_elems) {
 		char b1[48], b2[32];
 		format_bytes(b1, sizeof(b1), r.plan.llc);
@@ -8302,7 +8893,7 @@ static void lat_print_summary(const struct options *o,
 	printf("# membench %s latency: pattern %s, alloc %s, %s on %s, chase on "
 	       "CPU %d\n", BENCH_VERSION, lat_pattern_names[o->pattern],
 	       alloc_names[r->plan.mode], b, pg, r->cpu);
-	format_mapping(map, sizeof(map), &r->pages);
+	format_mapping(map, sizeof(map), &r->pages, NULL);
 	printf("# mapping of the chase buffer: %s\n", map);
 	lat_print_clock(r);
 	if (o->placement)
@@ -8394,7 +8985,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("page_kib", (long long)(r->pages.known ? r->pages.page_kib : 0));
 	json_num("huge_pct", r->pages.huge_pct);
 	json_address("address", r->bufs[0].data);
-	json_mapping(&r->pages);
+	json_mapping(&r->pages, NULL, 0);
 	if (o->placement)
 		phys_json("physical", &r->phys, r->pages.huge_pct);
 	else

@@ -361,3 +361,31 @@ on_hugetlb_pages() {
 	assert_success
 	assert_line --regexp '^# mapping of the chase buffer: [0-9a-f]+-[0-9a-f]+ \(.*\) anonymous, KernelPageSize [0-9]+ KiB, .*VmFlags .*\bhg\b'
 }
+
+@test "each Mapping line starts with its array's own range; arrays bench maps keep mappings of their own" {
+	local mode json i addr bytes lo hi
+	for mode in thp mmap static; do
+		json=$("$BENCH" -s 2000000 -n 3 --alloc "$mode" --json-file "$BATS_TEST_TMPDIR/$mode.json")
+		for i in 0 1 2; do
+			addr=$(jq -r ".run.arrays[$i].address" "$BATS_TEST_TMPDIR/$mode.json")
+			bytes=$(jq -r ".run.arrays[$i].bytes" "$BATS_TEST_TMPDIR/$mode.json")
+			lo=$(printf '%x' "$addr") hi=$(printf '%x' $((addr + bytes)))
+			grep -q "^Mapping $(jq -r ".run.arrays[$i].name" "$BATS_TEST_TMPDIR/$mode.json"): $lo-$hi (15.3 MiB) in [0-9a-f]*-[0-9a-f]* (" <<<"$json" ||
+				{ echo "$mode: array $i's line does not start with $lo-$hi:"; grep '^Mapping' <<<"$json"; return 1; }
+		done
+		case "$mode" in
+		thp | mmap)
+			# the kernel would merge them: a guard page between keeps each apart
+			run jq -c '[.run.arrays[].mapping.shared_with] | add' "$BATS_TEST_TMPDIR/$mode.json"
+			assert_output '[]'
+			run jq -r '.run.arrays | map(.mapping.start) | unique | length' "$BATS_TEST_TMPDIR/$mode.json"
+			assert_output 3
+			! grep -q 'which holds' <<<"$json" ;;
+		static)
+			# one .bss mapping holds all three, and each line says so
+			run jq -c '[.run.arrays[].mapping.shared_with]' "$BATS_TEST_TMPDIR/$mode.json"
+			assert_output '[["b","c"],["a","c"],["a","b"]]'
+			grep -q '^Mapping a: .*, which holds b and c) ' <<<"$json" ;;
+		esac
+	done
+}

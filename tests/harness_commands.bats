@@ -80,3 +80,29 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		done
 	done
 }
+
+@test "the summary's Pages column gives each array's pages by node: --placement's, else bench's own" {
+	FAKE_ARRAYS='[{"name":"a","page_kib":2048,"huge_pct":100,"physical":{"node_pages":{"0":6,"1":2}},"node_pages":{"0":1,"1":1}},
+		{"name":"b","page_kib":2048,"huge_pct":100,"physical":null,"node_pages":{"0":3,"1":1}},
+		{"name":"c","page_kib":4,"huge_pct":0,"physical":null,"node_pages":null}]' \
+		run "$HARNESS_REPO/harness/run" --label nodes -- -s 1000
+	assert_success
+	assert_line --regexp '^\| nodes \| not set \| 0:0 1:1 \| 2048 KiB 100% huge on node 0 75% node 1 25%, 4 KiB 0% huge \|'
+}
+
+@test "a machine with no host name set files its results under unnamed-host, and a name is one safe component" {
+	local name
+	for name in '(none)' '' 'a b/c' '-x'; do
+		make_fake_tool "$BATS_TEST_TMPDIR/bin" hostname "printf '%s\n' '$name'"
+		rm -rf "$MEMBENCH_RESULTS"
+		PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$HARNESS_REPO/harness/run" --label host -- -s 1000
+		assert_success
+		case "$name" in
+		'a b/c') [ -d "$MEMBENCH_RESULTS/a-b-c" ] ;;
+		*) [ -d "$MEMBENCH_RESULTS/unnamed-host" ] ;;
+		esac || { ls -A "$MEMBENCH_RESULTS"; return 1; }
+		[ "$(ls -A "$MEMBENCH_RESULTS" | wc -l)" -eq 1 ]
+	done
+	run grep -h '^# run on ' "$MEMBENCH_RESULTS"/*/*/summary.md
+	assert_output '# run on unnamed-host'
+}

@@ -49,7 +49,8 @@ make_fake_machine() {
 # make_fake_bench PATH: a bench stand-in.  It logs each call to
 # $FAKE_BENCH_LOG, sleeps $FAKE_BENCH_SLEEP seconds, reports runtime
 # $FAKE_RUNTIME, and reports thread i on CPU word i of $FAKE_CPUS (default:
-# CPU i).  The rates it prints are made up; tests only check the harness.
+# CPU i), and run.arrays as $FAKE_ARRAYS (default []).  The rates it
+# prints are made up; tests only check the harness.
 make_fake_bench() {
 	cat >"$1" <<'EOF'
 #!/bin/bash
@@ -132,7 +133,7 @@ r=''
 for k in Copy Scale Add Triad; do
 	r="$r${r:+,}{\"kernel\":\"$k\",\"bytes\":$((size * 16)),\"best_mbs\":$((1000 * threads + size / 1000)).5,\"avg_s\":0.1,\"min_s\":0.1,\"max_s\":0.1,\"median_s\":0.1}"
 done
-doc='{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"']},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
+doc='{"schema":"membench/1","mode":"stream","build":'"$build"',"system":{},"run":{"array_size":'"$size"',"threads_requested":'"$threads"',"threads":['"$t"'],"arrays":'"${FAKE_ARRAYS:-[]}"'},"results":['"$r"'],"validation":{"ok":true},"warnings":[]}'
 if [ -n "$jfile" ]; then
 	echo 'fake STREAM text'
 	echo "$doc" >"$jfile"

@@ -203,3 +203,54 @@ cpu_rows() {
 	run "$BENCH" $TINY -t 1
 	assert_line --regexp '^Topology: '
 }
+
+@test "--bind auto follows the shape: the first package's cores first, one thread a core, and says what it chose" {
+	need taskset
+	taskset -c 0,1 true 2>/dev/null || skip "needs CPUs 0 and 1"
+	# a machine whose firmware put CPU 1 on the first package, CPU 0 on the second
+	fake_shape "$BATS_TEST_TMPDIR/sys" <<-EOF
+		cpu 0 1 0 1
+		cpu 1 0 1 0
+		node 0 1048576 524288
+		node 1 1048576 524288
+	EOF
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run taskset -c 0,1 "$BENCH" $TINY -t 2
+	assert_success
+	assert_line "Thread CPUs: 0:1 1:0"
+	assert_line "Binding: auto, spread over cores as OMP_PROC_BIND=spread OMP_PLACES=cores would: 2 threads on 2 of 2 cores in 2 of 2 packages, nodes 0-1, one a core"
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run taskset -c 0,1 "$BENCH" $TINY -t 1 --json
+	assert_success
+	run jq -c '.run | [.binding_rule, .threads[0].cpu, .threads[0].package, .threads[0].node]' <<<"$output"
+	assert_output '["spread_cores",1,0,0]'
+	# the two as SMT siblings of one core: three threads share it, the
+	# first two on CPU 0 (spread's T > P rule: consecutive threads a core)
+	rm -rf "$BATS_TEST_TMPDIR/sys"
+	printf 'cpu 0 0 0-1 0\ncpu 1 0 0-1 0\nnode 0 1048576 524288\n' | fake_shape "$BATS_TEST_TMPDIR/sys"
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run taskset -c 0,1 "$BENCH" $TINY -t 2
+	assert_line "Thread CPUs: 0:0 1:1"
+	assert_line --partial "2 threads on 1 of 1 cores in 1 of 1 package, node 0, up to 2 on one core's SMT siblings"
+	# a shape that says nothing: the i-th allowed CPU, as always
+	rm -rf "$BATS_TEST_TMPDIR/sys"
+	mkdir -p "$BATS_TEST_TMPDIR/sys"
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run taskset -c 0,1 "$BENCH" $TINY -t 2 --json
+	run jq -c '.run | [.binding, .binding_rule, [.threads[].cpu]]' <<<"$output"
+	assert_output '["auto (bench pinned thread i to the i-th allowed CPU)","allowed_order",[0,1]]'
+}
+
+@test "every OpenMP binding variable the user set is named, and the policy numactl set is reported" {
+	OMP_PROC_BIND=spread OMP_PLACES=cores run "$BENCH" $TINY -t 2
+	assert_success
+	assert_line "Binding: from OMP_PROC_BIND=spread OMP_PLACES=cores"
+	OMP_PROC_BIND=spread OMP_PLACES=cores run "$BENCH" $TINY -t 2 --json
+	run jq -c '.run | [.binding, .binding_rule]' <<<"$output"
+	assert_output '["from OMP_PROC_BIND=spread OMP_PLACES=cores","openmp_env"]'
+	run "$BENCH" info
+	assert_line "Memory policy: default (each page on the node of the CPU that first touches it)"
+	need numactl
+	numactl --membind=0 true 2>/dev/null || skip "numactl cannot bind memory here"
+	numactl --membind=0 "$BENCH" $TINY -t 1 --json >"$BATS_TEST_TMPDIR/bind.json"
+	run jq -c '.system.memory_policy | [.mode, .nodes, .node_list]' "$BATS_TEST_TMPDIR/bind.json"
+	assert_output '["bind",[0],"0"]'
+	run numactl --interleave=0 "$BENCH" info
+	assert_line "Memory policy: interleave, node 0"
+}

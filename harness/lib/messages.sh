@@ -61,8 +61,19 @@ check_component() {
 
 print_version() { printf '%s (membench) %s\n' "$PROG" "$MEMBENCH_VERSION"; }
 
-# host_name: the short host name results are filed under.
-host_name() { hostname -s 2>/dev/null || uname -n | cut -d. -f1; }
+# host_name: the short host name results are filed under, as one safe
+# path component: a machine with no name set (Linux says "(none)": a
+# fresh guest, an initramfs) is unnamed-host, and a character a path
+# component must not hold becomes '-'.
+host_name() {
+	local h
+	h=$(hostname -s 2>/dev/null || uname -n)
+	h=${h%%.*}
+	case "$h" in '' | '(none)') h=unnamed-host ;; esac
+	h=${h//[^A-Za-z0-9._-]/-}
+	is_component "$h" || h=unnamed-host
+	printf '%s\n' "$h"
+}
 
 # expand_cpu_list "0-3,8": one CPU per line.
 expand_cpu_list() {

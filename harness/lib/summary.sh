@@ -4,8 +4,10 @@
 # Needs: session.sh and what it sources.  Sourced after them, never run.
 
 # summary_stream_table: the table a STREAM report shows, one row per step:
-# the step's parameters, the CPUs its threads ran on, then best MB/s per kernel (and
-# % of peak when known).
+# the step's parameters, the CPUs its threads ran on, the pages the arrays
+# got (and on a machine of several nodes, or with --placement, the share
+# of them on each node), then best MB/s per kernel (and % of peak when
+# known).
 summary_stream_table() {
 	jq -s -r '
 		(.[0].params | keys_unsorted) as $pk
@@ -15,7 +17,13 @@ summary_stream_table() {
 		  (.[] | . as $r
 		   | [($pk[] | ($r.params[.] | tostring))]
 		     + [(if $r.binding.observed == "" then "-" else $r.binding.observed end)]
-		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct | round)% huge"] | unique | join(", ")
+		     + [([$r.bench.run.arrays[]? | "\(.page_kib) KiB \(.huge_pct | round)% huge"
+		           + ((.physical.node_pages // .node_pages) as $np
+		              | if ($np | type) == "object" and ($np | length) > 0
+		                then ($np | to_entries | (map(.value) | add) as $all
+		                      | " on " + (map("node \(.key) \(100 * .value / $all | round)%") | join(" ")))
+		                else "" end)]
+		         | unique | join(", ")
 		         | if . == "" then "-" else . end)]
 		     + [$ks[] as $k | ([$r.bench.results[]? | select(.kernel == $k)][0].best_mbs // "-") | tostring]
 		     + [$r.status + (if $r.binding.verified == true then ", binding verified" else "" end)]
