@@ -38,11 +38,13 @@
  *     18 Load and MLP     latency under load, memory-level parallelism
  *     19 Report           lat_mem_rd's curve, '#' summary lines, JSON
  *     20 The mode         plan, allocate, sweep, report; --curve-in
+ *   The core-to-core program (bench c2c)
+ *     21 Core             the CPUs, the ping-pong, the matrix, its report
  *   The node matrices (bench nodes)
- *     21 Nodes            rows, columns, binding, the cells, their report
+ *     22 Nodes            rows, columns, binding, the cells, their report
  *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
- *     22 Cluster          nodes, barriers, the report's figures, its tables
- *   23 Entry: info, all, --plan, main
+ *     23 Cluster          nodes, barriers, the report's figures, its tables
+ *   24 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
 #define _GNU_SOURCE
@@ -177,9 +179,9 @@
 #define BENCH_CORRUPT_TEST 0
 #endif
 /* Test-only: S > 0 records every kernel's first repetition (the warm-up,
- * which the statistics leave out) as S seconds for Copy, Add, Read and
- * Dot and 1/S for Scale, Triad, Write and Nstream, so a statistic that counted it would be
- * far off whichever way it looks. */
+ * which the statistics leave out) as S seconds for Copy, Add, Read, Dot
+ * and Axpy and 1/S for Scale, Triad, Write, Nstream and Update, so a
+ * statistic that counted it would be far off whichever way it looks. */
 #ifndef BENCH_WARMUP_TEST
 #define BENCH_WARMUP_TEST 0
 #endif
@@ -396,6 +398,36 @@
 #endif
 #ifndef LAT_LOAD_MIN_BYTES
 #define LAT_LOAD_MIN_BYTES (64u << 20)
+#endif
+
+/* -- Core to core (bench c2c) ------------------------------------------ */
+
+/* Each pair of CPUs bounces its line for C2C_WARM_NS first, which also
+ * sizes the windows, then for C2C_WINDOWS windows of about C2C_WINDOW_NS;
+ * a cell is the minimum and the median of the windows.  An odd count
+ * makes the median one window's figure. */
+#ifndef C2C_WINDOWS
+#define C2C_WINDOWS 31
+#endif
+#ifndef C2C_WINDOW_NS
+#define C2C_WINDOW_NS 1.0e6
+#endif
+#ifndef C2C_WARM_NS
+#define C2C_WARM_NS 20.0e6
+#endif
+#if C2C_WINDOWS < 1 || C2C_WINDOWS > 10000
+#error "C2C_WINDOWS must be 1 to 10000"
+#endif
+/* Test-only: C2C_MOVE_TEST 1 moves each pair's answering thread onto the
+ * pinging thread's CPU once both are pinned, so the pair runs elsewhere
+ * than it names and must be marked; C2C_STRAY_TEST N makes the answering
+ * thread write a number the protocol never writes as its Nth answer, which
+ * the pinging thread must catch. */
+#ifndef C2C_MOVE_TEST
+#define C2C_MOVE_TEST 0
+#endif
+#ifndef C2C_STRAY_TEST
+#define C2C_STRAY_TEST 0
 #endif
 
 /* -- Node matrices (bench nodes) -------------------------------------- */
@@ -786,6 +818,20 @@ static int pin_to_cpus(const int *cpus, int n)
 	return -1;
 #endif
 }
+/* Whether pin_to_cpu() can pin a thread here; and whether this build
+ * can run bench c2c, which needs two threads at once (OpenMP), loads and
+ * stores with acquire and release order (the compiler's __atomic
+ * builtins) and pinning.  Where it cannot, c2c is refused in one line. */
+#if (defined(__linux__) && defined(CPU_SETSIZE)) || defined(_WIN32)
+#define HAVE_PIN 1
+#else
+#define HAVE_PIN 0
+#endif
+#if defined(_OPENMP) && defined(__ATOMIC_ACQUIRE) && HAVE_PIN
+#define HAVE_C2C 1
+#else
+#define HAVE_C2C 0
+#endif
 
 /* The CPUs this process may run on, in order; returns how many. */
 static int allowed_cpus(int *cpus, int max)
@@ -1684,7 +1730,10 @@ static void format_cpu_list(char *buf, size_t len, const int *cpus, int n)
 	X(WRITE, write, Write, "Write:     ", STORE, c, 1, 0, KQ)             \
 	X(DOT, dot, Dot, "Dot:       ", SUM, s, 2, 2, KMUL(KLD(a), KLD(b)))  \
 	X(NSTREAM, nstream, Nstream, "Nstream:   ", STORE, a, 4, 3,         \
-	  KADD(KLD(a), KADD(KLD(b), KMUL(KQ, KLD(c)))))
+	  KADD(KLD(a), KADD(KLD(b), KMUL(KQ, KLD(c)))))                     \
+	X(AXPY, axpy, Axpy, "Axpy:      ", STORE, c, 3, 2,                  \
+	  KADD(KLD(c), KMUL(KQ, KLD(a))))                                   \
+	X(UPDATE, update, Update, "Update:    ", STORE, b, 2, 1, KMUL(KQ, KLD(b)))
 
 enum kernel_kind { KIND_STORE, KIND_SUM };
 #define KERNEL_ID(id, name, disp, label, kind, dst, words, flops, f) K_##id,
@@ -1697,9 +1746,11 @@ static const struct kernel_def {
 	int words;           /* array elements moved per index */
 	int flops;           /* floating-point operations per index */
 	int kind;            /* kernel_kind */
+	const char *dst;     /* the array a STORE kernel writes */
+	const char *formula; /* the formula as the table writes it */
 } kernel_defs[NKERNELS] = {
 #define KERNEL_DEF(id, name, disp, label, kind, dst, words, flops, f)       \
-	{#name, #disp, label, words, flops, KIND_##kind},
+	{#name, #disp, label, words, flops, KIND_##kind, #dst, #f},
 	KERNEL_TABLE(KERNEL_DEF)
 };
 /* "copy,scale,...," for --help and the errors */
@@ -1708,6 +1759,134 @@ static const struct kernel_def {
 #define IS_SUM(k) (kernel_defs[k].kind == KIND_SUM)
 #define STREAM_KERNELS ((1u << K_COPY) | (1u << K_SCALE) | (1u << K_ADD) | \
 			(1u << K_TRIAD))
+
+/* A formula of the table in words, read back from the table's own text
+ * ("KADD(KLD(c), KMUL(KQ, KLD(a)))" is "c + q*a"), with a bit in *loads
+ * for each array it loads (a 1, b 2, c 4): so the reports name what a
+ * kernel computes, and kernel_table_check() what it moves, from the one
+ * line that makes its bodies.  Returns the text after the term, or NULL
+ * where the text is not a formula of KLD, KQ, KADD and KMUL. */
+struct formula_out {
+	char buf[96];
+	size_t used;
+};
+
+static void formula_put(struct formula_out *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (o->used + n < sizeof(o->buf)) {
+		memcpy(o->buf + o->used, s, n + 1);
+		o->used += n;
+	} else {
+		o->used = sizeof(o->buf); /* too long: refused by the caller */
+	}
+}
+
+static const char *formula_skip(const char *f)
+{
+	while (*f == ' ')
+		f++;
+	return f;
+}
+
+static const char *formula_term(const char *f, struct formula_out *o,
+				unsigned *loads, int in_mul)
+{
+	f = formula_skip(f);
+	if (strncmp(f, "KLD(", 4) == 0) {
+		char x[2] = {0, 0};
+		f = formula_skip(f + 4);
+		if (*f < 'a' || *f > 'c')
+			return NULL;
+		x[0] = *f;
+		*loads |= 1u << (*f - 'a');
+		formula_put(o, x);
+		f = formula_skip(f + 1);
+		return *f == ')' ? f + 1 : NULL;
+	}
+	if (strncmp(f, "KQ", 2) == 0 && !isalnum((unsigned char)f[2]) &&
+	    f[2] != '_') {
+		formula_put(o, "q");
+		return f + 2;
+	}
+	if (strncmp(f, "KADD(", 5) == 0 || strncmp(f, "KMUL(", 5) == 0) {
+		int add = f[1] == 'A';
+		if (add && in_mul)
+			formula_put(o, "(");
+		f = formula_term(f + 5, o, loads, !add);
+		if (!f || *(f = formula_skip(f)) != ',')
+			return NULL;
+		formula_put(o, add ? " + " : "*");
+		f = formula_term(f + 1, o, loads, !add);
+		if (!f || *(f = formula_skip(f)) != ')')
+			return NULL;
+		if (add && in_mul)
+			formula_put(o, ")");
+		return f + 1;
+	}
+	return NULL;
+}
+
+/* Kernel k's formula in words into buf ("c = c + q*a", "s += a*b") and
+ * the arrays it loads into *loads; -1 where its text is not a formula. */
+static int kernel_formula(int k, char *buf, size_t len, unsigned *loads)
+{
+	struct formula_out o;
+	const char *end;
+	o.buf[0] = '\0';
+	o.used = 0;
+	*loads = 0;
+	end = formula_term(kernel_defs[k].formula, &o, loads, 0);
+	if (!end || *formula_skip(end) || o.used >= sizeof(o.buf))
+		return -1;
+	if (IS_SUM(k))
+		snprintf(buf, len, "s += %s", o.buf);
+	else
+		snprintf(buf, len, "%s = %s", kernel_defs[k].dst, o.buf);
+	return 0;
+}
+
+/* Array elements kernel k reads and writes per index, from its formula:
+ * the arrays it loads, and the one a STORE kernel writes. */
+static int kernel_reads(int k)
+{
+	char f[128];
+	unsigned m;
+	if (kernel_formula(k, f, sizeof(f), &m) != 0)
+		return -1;
+	return (int)(m & 1) + (int)(m >> 1 & 1) + (int)(m >> 2 & 1);
+}
+
+static int kernel_writes(int k)
+{
+	return IS_SUM(k) ? 0 : 1;
+}
+
+/* The kernels' table read against itself at every start, as the flags'
+ * rows are (opt_row_fits), so no test can miss a slip: each formula must
+ * read as one, a STORE kernel must write one of a, b and c, and a row's
+ * words per index, which every byte count uses, must be the arrays its
+ * formula loads plus the one it stores. */
+static void kernel_table_check(void)
+{
+	char f[128];
+	unsigned m;
+	int k;
+	for (k = 0; k < NKERNELS; k++) {
+		const struct kernel_def *d = &kernel_defs[k];
+		if (kernel_formula(k, f, sizeof(f), &m) != 0)
+			die("kernel table: %s's formula %s is not one of KLD, KQ, "
+			    "KADD and KMUL", d->name, d->formula);
+		if (!IS_SUM(k) && (strlen(d->dst) != 1 || d->dst[0] < 'a' ||
+				   d->dst[0] > 'c'))
+			die("kernel table: %s stores to %s, not to a, b or c",
+			    d->name, d->dst);
+		if (d->words != kernel_reads(k) + kernel_writes(k))
+			die("kernel table: %s moves %d words per index by its row, "
+			    "but its formula (%s) reads %d arrays and writes %d",
+			    d->name, d->words, f, kernel_reads(k), kernel_writes(k));
+	}
+}
 
 enum { STORES_PLAIN, STORES_NT, STORES_AUTO };
 static const char *const store_names[] = {"plain", "nt", "auto"};
@@ -1723,16 +1902,19 @@ static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 
 enum mode {
 	M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8,
-	M_NODES = 16 /* node-by-node latency and bandwidth (section 21) */
+	M_MIX = 16, /* bandwidth by read:write mix (sections 12-13) */
+	M_C2C = 32, /* core-to-core latency (section 21) */
+	M_NODES = 64 /* node-by-node latency and bandwidth (section 22) */
 };
-#define M_BW (M_STREAM | M_ALL)
-#define M_RUN (M_STREAM | M_LATENCY | M_ALL)
-#define M_ANY (M_RUN | M_INFO | M_NODES)
+#define M_BW (M_STREAM | M_ALL | M_MIX) /* the bandwidth arrays' flags */
+#define M_KERNELS (M_STREAM | M_ALL)    /* STREAM's table: which, how stored */
+#define M_RUN (M_STREAM | M_LATENCY | M_ALL | M_MIX)
+#define M_ANY (M_RUN | M_INFO | M_C2C | M_NODES)
 #define M_LAT (M_LATENCY | M_ALL)
 /* The mode words, in enum mode's bit order. */
 static const char *const mode_names[] = {"stream", "latency", "all", "info",
-					 "nodes"};
-#define NMODES 5
+					 "mix", "c2c", "nodes"};
+#define NMODES 7
 
 /* Every setting of a run.  A flag's row in option_defs[] names the
  * field it sets; the fields no row names are set by the personalities
@@ -1770,6 +1952,7 @@ struct options {
 	int ndelays;                      /* --delays, largest first */
 	long delays[LAT_MAX_DELAYS];
 	int placement;                    /* --placement */
+	const char *c2c_cpus;             /* --cpus: a list, cores or sockets */
 	/* bench nodes */
 	const char *node_list;            /* --nodes: a list; NULL: every node */
 	const char *cpu_list;             /* --cpus: a list; NULL: every CPU */
@@ -1985,6 +2168,53 @@ static void parse_rw(const char *flag, const char *s, struct options *o)
 		o->rw[o->nrw][1] = w;
 		o->nrw++;
 	}
+}
+
+/* A CPU list such as 0-3,8 into cpus (at most max, each below
+ * MAX_CPU_ID), in the order given; returns how many.  A CPU named twice,
+ * a range that runs backwards or a list longer than max is an error
+ * naming flag.  --cpus (bench c2c) reads it at the command line for its
+ * shape and again at run time for the CPUs. */
+#define MAX_CPU_ID 65536
+static int parse_cpu_list(const char *flag, const char *s, int *cpus, int max)
+{
+	char buf[4096], *tok, *save = NULL;
+	int n = 0, i;
+	list_copy(flag, s, buf, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok + 1, '-');
+		int lo, hi, c;
+		if (!isdigit((unsigned char)tok[0]))
+			die("%s: '%s' is not a CPU list (such as 0-3,8), cores or "
+			    "sockets", flag, s);
+		if (dash)
+			*dash = '\0';
+		lo = (int)parse_count(flag, tok, 0, MAX_CPU_ID - 1);
+		hi = dash ? (int)parse_count(flag, dash + 1, 0, MAX_CPU_ID - 1) : lo;
+		if (hi < lo)
+			die("%s: the range %d-%d runs backwards", flag, lo, hi);
+		for (c = lo; c <= hi; c++) {
+			for (i = 0; i < n; i++)
+				if (cpus[i] == c)
+					die("%s: CPU %d is listed twice", flag, c);
+			if (n == max)
+				die("%s: more than %d CPUs", flag, max);
+			cpus[n++] = c;
+		}
+	}
+	return n;
+}
+
+/* --cpus LIST|cores|sockets: the words, or a list whose shape is read
+ * now; whether its CPUs exist and may be used is the run's to say. */
+static void opt_c2c_cpus(const char *flag, const char *val, struct options *o)
+{
+	static int cpus[MAX_THREADS];
+	if (strcmp(val, "cores") != 0 && strcmp(val, "sockets") != 0 &&
+	    parse_cpu_list(flag, val, cpus, MAX_THREADS) < 2)
+		die("%s: '%s' names one CPU; a pair needs two", flag, val);
+	o->c2c_cpus = val;
 }
 
 /* --delays D[,D...]: idle-loop turns after each chunk, each at most 1e8,
@@ -2210,8 +2440,8 @@ static int opt_id_list(const char *flag, const char *val, const char *what,
 {
 	int n = parse_id_list(val, ids, max), i, j;
 	if (n <= 0)
-		die("%s: '%s' is not a list of %s ids (such as 0-3,8)", flag, val,
-		    what);
+		die("%s: '%s' is not a list of %s ids (such as 0-3,8)%s", flag, val,
+		    what, strcmp(what, "CPU") == 0 ? ", cores or sockets" : "");
 	if (n > max)
 		die("%s: '%s' names more than %d %ss", flag, val, max, what);
 	for (i = 0; i < n; i++)
@@ -2228,10 +2458,18 @@ static void opt_node_list(const char *flag, const char *val, struct options *o)
 	o->node_list = val;
 }
 
-static void opt_cpu_list(const char *flag, const char *val, struct options *o)
+/* --cpus: c2c's pairs (a list of two or more, cores or sockets) or
+ * nodes' rows (a list, cores or sockets); the mode is read before the
+ * flags, so each reads it its own way. */
+static void opt_cpus(const char *flag, const char *val, struct options *o)
 {
 	static int ids[SHAPE_MAX_CPUS];
-	opt_id_list(flag, val, "CPU", ids, SHAPE_MAX_CPUS);
+	if (o->mode != M_NODES) {
+		opt_c2c_cpus(flag, val, o);
+		return;
+	}
+	if (strcmp(val, "cores") != 0 && strcmp(val, "sockets") != 0)
+		opt_id_list(flag, val, "CPU", ids, SHAPE_MAX_CPUS);
 	o->cpu_list = val;
 }
 
@@ -2341,17 +2579,17 @@ static const struct option_def option_defs[] = {
 	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
 	 ", latency " LAT_ALLOC ", nodes " NODES_ALLOC ")"},
 	{"kernels", 0, "LIST", OPT_CALL(parse_kernels), SETS_NOTHING,
-	 DEF_KNOB(BENCH_KERNELS), M_BW | M_NODES,
+	 DEF_KNOB(BENCH_KERNELS), M_KERNELS | M_NODES,
 	 "comma list of " KERNEL_NAMES " or all (nodes: " NODES_KERNELS ")"},
 	{"stores", 0, "plain|nt|auto", OPT_WORDS(store_words),
-	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_BW | M_NODES,
+	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_KERNELS | M_NODES,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
 	{"isa", 0, "auto|generic|sse2|avx2|avx512|sve", OPT_CALL(opt_isa),
 	 SETS(isa, INT), DEF(ISA_UNSET), M_BW | M_NODES,
 	 "instruction set of the kernels; auto: the widest the CPU has "
 	 "(default: this build's own code with plain stores, as STREAM; auto "
 	 "with --stores nt or auto; env BENCH_ISA)"},
-	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_BW,
+	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_KERNELS,
 	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{"stagger", 0, "BYTES", OPT_CALL(opt_stagger), SETS(stagger, ULL),
 	 DEF(BENCH_STAGGER), M_BW,
@@ -2389,13 +2627,14 @@ static const struct option_def option_defs[] = {
 	 "--load-threads' injected delays, idle-loop turns per chunk"},
 	{"placement", 0, NULL, OPT_SWITCH, SETS(placement, INT), DEF_ZERO,
 	 M_RUN, "report the arrays' physical pages (frames need root)"},
+	{"cpus", 0, "LIST|cores|sockets", OPT_CALL(opt_cpus),
+	 SETS(c2c_cpus, STR), DEF_ZERO, M_C2C | M_NODES,
+	 "the CPUs to use (default: every allowed CPU): c2c's pairs, nodes' "
+	 "rows; cores, sockets: the first of each core, socket"},
 	{"nodes", 0, "LIST", OPT_CALL(opt_node_list), SETS(node_list, STR),
 	 DEF_ZERO, M_NODES,
 	 "nodes: the nodes of the matrices, such as 0-1,4 (default: every "
 	 "node)"},
-	{"cpus", 0, "LIST", OPT_CALL(opt_cpu_list), SETS(cpu_list, STR),
-	 DEF_ZERO, M_NODES,
-	 "nodes: the CPUs a row may use, such as 0-3,8 (default: all allowed)"},
 	{"buffer", 0, "SIZE", OPT_BYTES(1u << 20), SETS(buffer, ULL), DEF_ZERO,
 	 M_NODES,
 	 "nodes: bytes of each cell's buffer, K/M/G suffixes (default: "
@@ -2431,8 +2670,9 @@ static const struct option_def option_defs[] = {
 	{"json", 0, NULL, OPT_SWITCH, SETS(json, INT), DEF_ZERO, M_ANY,
 	 "one JSON document on stdout"},
 	{"csv", 0, NULL, OPT_SWITCH, SETS(csv, INT), DEF_ZERO,
-	 M_STREAM | M_NODES,
-	 "a CSV header and one row per kernel (nodes: per cell) on stdout "
+	 M_STREAM | M_MIX | M_C2C | M_NODES,
+	 "a CSV header and one row per kernel (mix: row, c2c: pair, nodes: "
+	 "cell) on stdout "
 	 "instead of text"},
 	{"json-file", 0, "PATH", OPT_PATH, SETS(json_path, STR), DEF_ZERO,
 	 M_ANY, "also write the JSON document to PATH (text stays on stdout)"},
@@ -2452,11 +2692,13 @@ static void usage(FILE *f)
 	size_t i;
 	char left[64];
 	fprintf(f,
-		"usage: bench [stream|latency|all|info|nodes] [options]\n"
+		"usage: bench [stream|latency|all|info|mix|c2c|nodes] [options]\n"
 		"  stream   STREAM-compatible bandwidth (default)\n"
 		"  latency  dependent-load latency sweep (lat_mem_rd format)\n"
 		"  all      bandwidth, then the latency summary\n"
 		"  info     what bench sees of its build and this machine\n"
+		"  mix      bandwidth by read:write mix, plain and streaming stores\n"
+		"  c2c      core-to-core latency: a line bounced between CPU pairs\n"
 		"  nodes    latency and bandwidth from each NUMA node's CPUs to "
 		"each node's memory\n"
 		"Run as `stream` (a copy or symlink) it takes no arguments, as "
@@ -2534,6 +2776,7 @@ static void default_options(struct options *o)
 	size_t i, n = 0;
 
 	memset(o, 0, sizeof(*o));
+	kernel_table_check();
 	for (i = 0; i < NOPTIONS; i++) {
 		const struct option_def *d = &option_defs[i];
 		void *p = (char *)o + d->off;
@@ -2640,7 +2883,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (strcmp(argv[1], mode_names[m]) == 0)
 				break;
 		if (m == NMODES)
-			die("unknown mode '%s' (stream, latency, all, info, nodes)",
+			die("unknown mode '%s' (stream, latency, all, info, mix, c2c, "
+			    "nodes)",
 			    argv[1]);
 		o->mode = (enum mode)(1 << m);
 		i = 2;
@@ -4975,6 +5219,9 @@ static void json_build(void)
 	json_str(NULL, "latency");
 	json_str(NULL, "all");
 	json_str(NULL, "info");
+	json_str(NULL, "mix");
+	if (HAVE_C2C)
+		json_str(NULL, "c2c");
 	if (HAVE_NODE_BIND)
 		json_str(NULL, "nodes");
 	json_close(']');
@@ -6354,12 +6601,14 @@ static void print_best_text(const struct stream_run *r, unsigned kernels)
 	printf(HLINE);
 }
 
-/* The bandwidth keys of the JSON document (also those of `bench all`). */
-static void json_stream_body(const struct options *o, const struct stream_run *r)
+/* The run object of a bandwidth document (stream, all, mix): sizes,
+ * stores (as stores words them), instruction set, threads and where
+ * they ran, the arrays and their pages. */
+static void json_stream_run(const struct options *o, const struct stream_run *r,
+			    const char *stores)
 {
 	char bind[400];
-	unsigned kernels = o->kernels;
-	int i, k;
+	int i;
 	enum bind_rule rule = describe_binding(o, bind, sizeof(bind));
 	json_open("run", '{');
 	json_int("array_size", (long long)r->n);
@@ -6367,7 +6616,7 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
-	json_str("stores", stores_used(o, r));
+	json_str("stores", stores);
 	json_str("stores_fallback",
 		 o->nt_stores != STORES_PLAIN ? nt_fallback(r->isa) : NULL);
 	json_int("calibration_passes", (long long)r->ncal);
@@ -6454,24 +6703,15 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_close(']');
 	json_num("timer_granularity_s", r->granularity);
 	json_close('}');
+}
 
-	json_open("results", '[');
-	for (k = 0; k < NKERNELS; k++) {
-		double bytes = kernel_bytes(k, r->n);
-		if (!(kernels & (1u << k)))
-			continue;
-		json_open(NULL, '{');
-		json_str("kernel", kernel_defs[k].display);
-		json_num("bytes", bytes);
-		json_num("flops", (double)kernel_defs[k].flops * (double)r->n);
-		json_num("avg_s", r->avg_t[k]);
-		json_kernel_times(r, k);
-		json_kernel_method(r, k);
-		json_close('}');
-	}
-	json_close(']');
-
-	json_open("validation", '{');
+/* One run's validation as an object under key: STREAM's figures per
+ * array, and whether each SUM kernel's totals agreed. */
+static void json_stream_validation(const char *key, const struct stream_run *r,
+				   unsigned kernels)
+{
+	int i;
+	json_open(key, '{');
 	json_bool("ok", r->valid);
 	json_num("epsilon", r->epsilon);
 	json_open("arrays", '[');
@@ -6488,11 +6728,35 @@ static void json_stream_body(const struct options *o, const struct stream_run *r
 	json_close(']');
 	for (i = 0; i < NKERNELS; i++)
 		if ((kernels & (1u << i)) && IS_SUM(i)) {
-			char key[32];
-			snprintf(key, sizeof(key), "%s_ok", kernel_defs[i].name);
-			json_bool(key, r->sum_ok[i]);
+			char name[32];
+			snprintf(name, sizeof(name), "%s_ok", kernel_defs[i].name);
+			json_bool(name, r->sum_ok[i]);
 		}
 	json_close('}');
+}
+
+/* The bandwidth keys of the JSON document (also those of `bench all`). */
+static void json_stream_body(const struct options *o, const struct stream_run *r)
+{
+	unsigned kernels = o->kernels;
+	int i, k;
+	json_stream_run(o, r, stores_used(o, r));
+	json_open("results", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		double bytes = kernel_bytes(k, r->n);
+		if (!(kernels & (1u << k)))
+			continue;
+		json_open(NULL, '{');
+		json_str("kernel", kernel_defs[k].display);
+		json_num("bytes", bytes);
+		json_num("flops", (double)kernel_defs[k].flops * (double)r->n);
+		json_num("avg_s", r->avg_t[k]);
+		json_kernel_times(r, k);
+		json_kernel_method(r, k);
+		json_close('}');
+	}
+	json_close(']');
+	json_stream_validation("validation", r, kernels);
 	json_open("run_rules", '{');
 	json_str("verdict", r->verdict);
 	json_open("reasons", '[');
@@ -6618,6 +6882,266 @@ static void stream_report_tail(const struct options *o,
 	}
 	if (out.csv)
 		print_stream_csv(o, r);
+}
+
+/* bench mix's report: one table of the mixes (rows of the kernels'
+ * table, in mix_rows[]), each with its plain-store figure and its
+ * streaming one, both runs validated on their own; text, JSON and CSV
+ * from the same two runs.  No line holds STREAM's table words (Copy,
+ * Scale, Add, Triad, Function, Solution Validates), so a STREAM parser
+ * run on it by mistake finds nothing to misread. */
+static const struct mix_row {
+	int kernel;
+	const char *name; /* as MLC names its rows */
+} mix_rows[] = {
+	{K_READ, "all reads"},
+	{K_NSTREAM, "3:1"},
+	{K_AXPY, "2:1"},
+	{K_UPDATE, "1:1"},
+	{K_TRIAD, "triad-like"},
+};
+#define NMIX (sizeof(mix_rows) / sizeof(mix_rows[0]))
+#define MIX_KERNELS ((1u << K_READ) | (1u << K_NSTREAM) | (1u << K_AXPY) | \
+		     (1u << K_UPDATE) | (1u << K_TRIAD))
+
+/* The two runs of bench mix: plain stores, then streaming stores (NULL
+ * where this target has none, or the mix stores nothing). */
+struct mix_result {
+	const struct options *op, *on;
+	const struct stream_run *plain, *nt;
+};
+
+static int mix_has(const struct mix_result *m, int k, int nt)
+{
+	return nt ? m->nt && (m->on->kernels & (1u << k))
+		  : (m->op->kernels & (1u << k)) != 0;
+}
+
+/* One run's validation in a sentence, naming what failed. */
+static void print_mix_validation(const char *what, const struct stream_run *r,
+				 unsigned kernels)
+{
+	int i, bad = 0;
+	printf("Validation, %s: ", what);
+	if (r->valid) {
+		printf("every element of a, b and c within %.0e of the replay on "
+		       "scalars%s\n", r->epsilon, kernels & (1u << K_READ) ?
+		       ", read's sums within 1e-9" : "");
+		return;
+	}
+	printf("FAILED, these figures are not results:");
+	for (i = 0; i < 3; i++)
+		if (r->nerr[i] || exceeds(r->avg_rel[i], r->epsilon) ||
+		    !finite_d(r->expected[i]))
+			printf("%s array %c[] %lld errors (expected %e, average "
+			       "relative error %e)", bad++ ? ";" : "", array_names[i],
+			       r->nerr[i], r->expected[i], r->avg_rel[i]);
+	for (i = 0; i < NKERNELS; i++)
+		if ((kernels & (1u << i)) && IS_SUM(i) && !r->sum_ok[i])
+			printf("%s %s's sums disagree with the replay",
+			       bad++ ? ";" : "", kernel_defs[i].name);
+	printf("\n");
+}
+
+static void print_mix_text(const struct mix_result *m)
+{
+	const struct stream_run *p = m->plain, *n = m->nt;
+	char f[128], rate[32], meth[32];
+	unsigned loads;
+	size_t i;
+	printf("%-11s %-8s %-17s %-4s %12s %15s\n", "mix", "kernel", "formula",
+	       "R:W", "plain MB/s", "streaming MB/s");
+	for (i = 0; i < NMIX; i++) {
+		int k = mix_rows[i].kernel;
+		kernel_formula(k, f, sizeof(f), &loads);
+		if (mix_has(m, k, 1))
+			snprintf(rate, sizeof(rate), "%15.1f",
+				 1.0E-06 * kernel_bytes(k, n->n) / n->min_t[k]);
+		else
+			snprintf(rate, sizeof(rate), "%15s", "-");
+		printf("%-11s %-8s %-17s %d:%d  %12.1f %s\n", mix_rows[i].name,
+		       kernel_defs[k].name, f, kernel_reads(k), kernel_writes(k),
+		       1.0E-06 * kernel_bytes(k, p->n) / p->min_t[k], rate);
+	}
+	printf(HLINE);
+	printf("Rates: bytes as STREAM counts them (each element a kernel reads "
+	       "or writes, once per index; no write-allocate read) over the best "
+	       "of repetitions 2..%llu, MB = 10^6 bytes\n", p->ntimes);
+	printf("Methods: plain %s", method_name(p->how[K_TRIAD], meth,
+						sizeof(meth)));
+	if (n)
+		printf(", streaming %s", method_name(n->how[K_TRIAD], meth,
+						     sizeof(meth)));
+	else
+		printf(", no streaming stores on this target");
+	printf("\n");
+	print_mix_validation("plain stores", p, m->op->kernels);
+	if (n)
+		print_mix_validation("streaming stores", n, m->on->kernels);
+	printf(HLINE);
+	printf("Medians over repetitions 2..%llu (MB/s) and spread (max/min "
+	       "time):\n", p->ntimes);
+	for (i = 0; i < NMIX; i++) {
+		int k = mix_rows[i].kernel;
+		printf("  median %-10s plain %12.1f  spread %.3f", mix_rows[i].name,
+		       1.0E-06 * kernel_bytes(k, p->n) / p->med_t[k],
+		       p->max_t[k] / p->min_t[k]);
+		if (mix_has(m, k, 1))
+			printf("  streaming %12.1f  spread %.3f",
+			       1.0E-06 * kernel_bytes(k, n->n) / n->med_t[k],
+			       n->max_t[k] / n->min_t[k]);
+		printf("\n");
+	}
+	printf(HLINE);
+}
+
+/* One column's figures of row k in JSON: rates, times, method. */
+static void json_mix_cell(const char *key, const struct stream_run *r, int k)
+{
+	json_open(key, '{');
+	json_kernel_times(r, k);
+	json_num("avg_s", r->avg_t[k]);
+	json_kernel_method(r, k);
+	json_bool("validated", r->valid);
+	json_close('}');
+}
+
+static void json_mix(const struct mix_result *m)
+{
+	char f[128];
+	unsigned loads;
+	size_t i;
+	json_open("mix", '{');
+	json_str("bytes", "as STREAM counts them: each element a kernel reads or "
+		 "writes, once per index; no write-allocate read");
+	json_open("rows", '[');
+	for (i = 0; i < NMIX; i++) {
+		int k = mix_rows[i].kernel;
+		kernel_formula(k, f, sizeof(f), &loads);
+		json_open(NULL, '{');
+		json_str("mix", mix_rows[i].name);
+		json_str("kernel", kernel_defs[k].display);
+		json_str("formula", f);
+		json_int("reads", kernel_reads(k));
+		json_int("writes", kernel_writes(k));
+		json_num("bytes", kernel_bytes(k, m->plain->n));
+		json_mix_cell("plain", m->plain, k);
+		if (mix_has(m, k, 1))
+			json_mix_cell("nt", m->nt, k);
+		else
+			json_str("nt", NULL);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+	json_open("validation", '{');
+	json_bool("ok", m->plain->valid && (!m->nt || m->nt->valid));
+	json_stream_validation("plain", m->plain, m->op->kernels);
+	if (m->nt)
+		json_stream_validation("nt", m->nt, m->on->kernels);
+	else
+		json_str("nt", NULL);
+	json_close('}');
+}
+
+static const char *const mix_csv_header =
+	"mix,kernel,formula,reads,writes,stores,best_rate_MB/s,"
+	"median_rate_MB/s,min_time_s,max_time_s,median_time_s,"
+	"spread_max/min_time,bytes_per_pass,array_elements,ntimes,threads,"
+	"alloc,method,validation";
+
+static void print_mix_csv(const struct mix_result *m)
+{
+	char f[128], num[40], meth[32];
+	unsigned loads;
+	size_t i;
+	int nt;
+	for (i = 0; i < (size_t)nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
+	printf("%s\n", mix_csv_header);
+	for (i = 0; i < NMIX; i++)
+		for (nt = 0; nt < 2; nt++) {
+			int k = mix_rows[i].kernel;
+			const struct stream_run *r = nt ? m->nt : m->plain;
+			double bytes;
+			if (!mix_has(m, k, nt))
+				continue;
+			bytes = kernel_bytes(k, r->n);
+			kernel_formula(k, f, sizeof(f), &loads);
+			csv_field(mix_rows[i].name, 0);
+			csv_field(kernel_defs[k].display, 0);
+			csv_field(f, 0);
+			snprintf(num, sizeof(num), "%d", kernel_reads(k));
+			csv_field(num, 0);
+			snprintf(num, sizeof(num), "%d", kernel_writes(k));
+			csv_field(num, 0);
+			csv_field(IS_SUM(k) ? "none" : nt ? "nt" : "plain", 0);
+			csv_num(1.0E-06 * bytes / r->min_t[k]);
+			csv_num(1.0E-06 * bytes / r->med_t[k]);
+			csv_num(r->min_t[k]);
+			csv_num(r->max_t[k]);
+			csv_num(r->med_t[k]);
+			csv_num(r->max_t[k] / r->min_t[k]);
+			csv_num(bytes);
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)r->n);
+			csv_field(num, 0);
+			snprintf(num, sizeof(num), "%llu", r->ntimes);
+			csv_field(num, 0);
+			snprintf(num, sizeof(num), "%d", threads_counted);
+			csv_field(num, 0);
+			csv_field(alloc_names[r->plan.mode], 0);
+			csv_field(method_name(r->how[k], meth, sizeof(meth)), 0);
+			csv_field(r->valid ? "ok" : "failed", 1);
+		}
+}
+
+/* What bench mix prints before it measures: what it runs, the build,
+ * the machine, the placement and the warnings so far. */
+static void mix_report_head(const struct options *o,
+			    const struct system_info *si,
+			    const struct stream_run *r, int has_nt)
+{
+	double mib = (double)r->n * sizeof(elem_t) / 1048576.0;
+	if (!out.text)
+		return;
+	printf(HLINE);
+	printf("membench %s: bandwidth by read:write mix (bench mix); not a "
+	       "STREAM result\n", BENCH_VERSION);
+	printf(HLINE);
+	printf("Array size = %llu (elements), Offset = %llu (elements), %d "
+	       "bytes per element, %.1f MiB per array, 3 arrays\n",
+	       (unsigned long long)r->n, o->offset, (int)sizeof(elem_t), mib);
+	printf("Each mix runs %llu times with plain stores, then %s; the best "
+	       "of repetitions 2..%llu is reported\n", r->ntimes,
+	       has_nt ? "as many with streaming stores, from freshly "
+		        "initialised arrays"
+		      : "no streaming run (this target has no streaming store)",
+	       r->ntimes);
+	printf("Number of Threads counted = %i\n", threads_counted);
+	printf(HLINE);
+	print_build_text();
+	print_system_text(si);
+	print_placement_text(o, r);
+	printf(HLINE);
+	if (text_warnings("WARNING: "))
+		printf(HLINE);
+}
+
+static void mix_report_tail(const struct mix_result *m,
+			    const struct system_info *si)
+{
+	if (out.json) {
+		json_begin("mix", si);
+		json_stream_run(m->op, m->plain, m->nt ? "plain,nt" : "plain");
+		json_mix(m);
+		json_end();
+	}
+	if (out.text) {
+		text_warnings("WARNING: ");
+		print_mix_text(m);
+	}
+	if (out.csv)
+		print_mix_csv(m);
 }
 
 /* ======================================================================
@@ -6900,7 +7424,7 @@ static void record_rep(struct stream_run *r, enum kernel_id k,
 }
 
 /* A hook the timed loop calls before each kernel's pass, with its
- * context: the cluster layer's barrier (section 22).  A plain run has
+ * context: the cluster layer's barrier (section 23).  A plain run has
  * none. */
 typedef void (*pass_hook)(void *ctx, int kernel, unsigned long long rep);
 
@@ -6951,34 +7475,41 @@ static void warn_few_ticks(const struct options *o, const struct stream_run *r)
 			     r->tick);
 }
 
-/* The timed repetitions, then the statistics, validation and (for the
- * primary run, not --best's) the warnings they raise. */
-static void stream_measure(const struct options *o, struct stream_run *r,
-			   int primary)
+/* The warning of every thread that ended on another CPU than it began. */
+static void warn_moved_threads(void)
 {
 	int i;
-	stream_repetitions(o, r, NULL, NULL);
-	stream_conclude(o, r, 1);
-	stream_run_rules(o, r);
-	if (!primary)
-		return;
-	warn_few_ticks(o, r);
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		if (thread_cpu_start[i] != thread_cpu_end[i])
 			warn("thread %d moved from CPU %d to CPU %d during the run",
 			     i, thread_cpu_start[i], thread_cpu_end[i]);
 }
 
-/* --best: after the standard run, the same arrays measured again with
- * each kernel's fastest method (--stores auto over every candidate),
- * from freshly initialised values, and validated on their own. */
-static struct stream_run *stream_best(const struct options *o,
-				      const struct stream_run *r)
+/* The timed repetitions, then the statistics, validation and (for the
+ * primary run, not --best's) the warnings they raise. */
+static void stream_measure(const struct options *o, struct stream_run *r,
+			   int primary)
 {
-	struct options ob = *o;
+	stream_repetitions(o, r, NULL, NULL);
+	stream_conclude(o, r, 1);
+	stream_run_rules(o, r);
+	if (!primary)
+		return;
+	warn_few_ticks(o, r);
+	warn_moved_threads();
+}
+
+/* A second run on the arrays of run r, as ob says (other stores, other
+ * kernels), from freshly initialised values and validated on its own:
+ * --best's, and bench mix's streaming column.  ob must not pin: the
+ * threads stay where r's run pinned them (pinning again would read the
+ * pinned master's one-CPU mask). */
+static struct stream_run *stream_again(const struct options *ob,
+				       const struct stream_run *r)
+{
 	struct stream_run *b = malloc(sizeof(*b));
 	if (!b)
-		die("out of memory for --best");
+		die("out of memory for a second run");
 	*b = *r;
 	b->best = NULL;
 	b->times = calloc(NKERNELS * b->ntimes, sizeof(double));
@@ -6986,12 +7517,8 @@ static struct stream_run *stream_best(const struct options *o,
 	b->expect = calloc(NKERNELS * b->ntimes, sizeof(double));
 	if (!b->times || !b->sums || !b->expect)
 		die("out of memory for %llu repetitions", b->ntimes);
-	ob.nt_stores = STORES_AUTO;
-	/* the threads stay where the standard run pinned them: pinning
-	 * again would read the pinned master's one-CPU mask */
-	ob.bind = 0;
-	stream_prepare(&ob, b);
-	stream_measure(&ob, b, 0);
+	stream_prepare(ob, b);
+	stream_measure(ob, b, 0);
 	return b;
 }
 
@@ -7053,6 +7580,38 @@ static void stream_where(struct stream_run *r)
 	     "policy line)", npn == 1 ? "" : "s", pl, ntn == 1 ? "" : "s", tl);
 }
 
+/* --best: after the standard run, the same arrays measured again with
+ * each kernel's fastest method (--stores auto over every candidate). */
+static struct stream_run *stream_best(const struct options *o,
+				      const struct stream_run *r)
+{
+	struct options ob = *o;
+	ob.nt_stores = STORES_AUTO;
+	ob.bind = 0;
+	return stream_again(&ob, r);
+}
+
+/* The warning of arrays below STREAM's sizing rule, which a run whose
+ * arrays fit in the caches measures the caches with. */
+static void warn_below_rule(const struct stream_run *r)
+{
+	char b1[48], b2[32];
+	if (!r->plan.rule_elems || r->n >= r->plan.rule_elems)
+		return;
+	format_bytes(b1, sizeof(b1), r->plan.llc);
+	if (r->plan.llc_instances > 1) {
+		char one[32];
+		memcpy(one, b1, sizeof(one));
+		snprintf(b1, sizeof(b1), "%d x %s", r->plan.llc_instances, one);
+	}
+	snprintf(b2, sizeof(b2), "%.1f MiB",
+		 (double)r->n * sizeof(elem_t) / 1048576.0);
+	warn("each array (%s) is smaller than %dx the reported last-level "
+	     "cache (%s); --size %llu or more follows STREAM's rule "
+	     "(VMs may report nonsense cache sizes)", b2, BENCH_LLC_FACTOR,
+	     b1, r->plan.rule_elems);
+}
+
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
  * results do not validate).  nested: `bench all` owns the JSON document. */
 static int stream_mode(const struct options *o, const struct system_info *si,
@@ -7067,21 +7626,7 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	stream_allocate(o, &r);
 	stream_prepare(o, &r);
 	stream_where(&r);
-	if (r.plan.rule_elems && r.n < r.plan.rule_elems) {
-		char b1[48], b2[32];
-		format_bytes(b1, sizeof(b1), r.plan.llc);
-		if (r.plan.llc_instances > 1) {
-			char one[32];
-			memcpy(one, b1, sizeof(one));
-			snprintf(b1, sizeof(b1), "%d x %s", r.plan.llc_instances, one);
-		}
-		snprintf(b2, sizeof(b2), "%.1f MiB",
-			 (double)r.n * sizeof(elem_t) / 1048576.0);
-		warn("each array (%s) is smaller than %dx the reported last-level "
-		     "cache (%s); --size %llu or more follows STREAM's rule "
-		     "(VMs may report nonsense cache sizes)", b2, BENCH_LLC_FACTOR,
-		     b1, r.plan.rule_elems);
-	}
+	warn_below_rule(&r);
 	stream_report_head(o, si, &r);
 	stream_measure(o, &r, 1);
 	if (o->best)
@@ -7089,6 +7634,55 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	stream_report_tail(o, si, &r, nested);
 	stream_release(&r);
 	return r.valid && (!r.best || r.best->valid) ? 0 : 1;
+}
+
+/* bench mix: the mixes' kernels on every thread at once, each thread on
+ * the span it first touched, first with plain stores, then with
+ * streaming stores from freshly initialised arrays (stream_again), both
+ * at one instruction set (the widest, unless --isa says), so the two
+ * columns differ by the stores alone.  Returns 0, or 1 when either run
+ * fails validation. */
+static int mix_mode(const struct options *o, const struct system_info *si)
+{
+	struct options op = *o, on;
+	struct stream_run r, *n = NULL;
+	struct mix_result m;
+	int has_nt, rc;
+
+	op.kernels = MIX_KERNELS;
+	op.nt_stores = STORES_PLAIN;
+	op.best = 0;
+	if (op.isa == ISA_UNSET)
+		op.isa = ISA_AUTO;
+	on = op;
+	on.nt_stores = STORES_NT;
+	on.kernels &= ~(1u << K_READ); /* it stores nothing */
+	on.bind = 0;
+	memset(&r, 0, sizeof(r));
+	alloc_plan(&r.plan, &op, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
+	stream_check(&op);
+	has_nt = HAVE_NT || run_isa(&op) != ISA_GENERIC;
+	if (has_nt && nt_fallback(run_isa(&op)))
+		warn("the streaming column falls back to %s",
+		     nt_fallback(run_isa(&op)));
+	stream_allocate(&op, &r);
+	stream_prepare(&op, &r);
+	warn_below_rule(&r);
+	mix_report_head(&op, si, &r, has_nt);
+	stream_measure(&op, &r, 1);
+	if (has_nt) {
+		n = r.best = stream_again(&on, &r); /* stream_release frees it */
+		warn_moved_threads();
+	}
+	m.op = &op;
+	m.on = &on;
+	m.plain = &r;
+	m.nt = n;
+	mix_report_tail(&m, si);
+	rc = r.valid && (!n || n->valid) ? 0 : 1;
+	stream_release(&r); /* and n, r's second run */
+	return rc;
 }
 
 /* ======================================================================
@@ -9464,6 +10058,638 @@ static int latency_mode(struct options *o, const struct system_info *si,
 }
 
 /* ======================================================================
+ * The core-to-core program (bench c2c).  Intel MLC's --c2c_latency as a
+ * matrix: for each pair of CPUs, two threads pinned one to each bounce a
+ * cache line, and half the round trip is one transfer's latency.  Its
+ * results live in one struct c2c_run, which section 21 fills and renders.
+ * ====================================================================== */
+
+/* ======================================================================
+ * 21 Core to core: the CPUs of the matrix and how they relate, the
+ * ping-pong, the cells' figures, and the report (text, JSON, CSV).
+ * ====================================================================== */
+
+#if HAVE_C2C
+/* How the two CPUs of a pair relate, from the topology below. */
+enum c2c_class { C2C_SMT, C2C_SOCKET, C2C_REMOTE, C2C_UNKNOWN, NC2C_CLASS };
+static const char *const c2c_class_keys[NC2C_CLASS] = {
+	"smt", "socket", "remote", "unknown"
+};
+static const char *const c2c_class_names[NC2C_CLASS] = {
+	"same core (SMT siblings)", "same socket", "other socket",
+	"unknown (no topology)"
+};
+
+/* Where a CPU sits: its package (socket) and core, -1 where the OS does
+ * not say.  c2c's own small reader of sysfs (cpuN/topology, under
+ * MEMBENCH_SYSFS), until bench has one reader of the machine's shape. */
+struct c2c_place {
+	int pkg, core;
+};
+
+static int c2c_topology_value(int cpu, const char *what)
+{
+	char path[512], line[64], *end;
+	long v;
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s",
+		 sysfs_root(), cpu, what);
+	if (read_first_line(path, line, sizeof(line)) != 0 ||
+	    !isdigit((unsigned char)line[0]))
+		return -1;
+	errno = 0;
+	v = strtol(line, &end, 10);
+	return *end || errno || v > INT_MAX ? -1 : (int)v;
+}
+
+static struct c2c_place c2c_place_of(int cpu)
+{
+	struct c2c_place p;
+	p.pkg = c2c_topology_value(cpu, "physical_package_id");
+	p.core = c2c_topology_value(cpu, "core_id");
+	if (p.pkg < 0 || p.core < 0)
+		p.pkg = p.core = -1;
+	return p;
+}
+
+static enum c2c_class c2c_relate(struct c2c_place a, struct c2c_place b)
+{
+	if (a.pkg < 0 || b.pkg < 0)
+		return C2C_UNKNOWN;
+	if (a.pkg != b.pkg)
+		return C2C_REMOTE;
+	return a.core == b.core ? C2C_SMT : C2C_SOCKET;
+}
+
+/* One pair's measurement. */
+struct c2c_cell {
+	int a, b;             /* the CPUs it names: a's thread pings */
+	enum c2c_class cls;
+	int ran[2][2];        /* the CPU each thread ran on, before and after */
+	int pinned;           /* both threads were pinned */
+	int on_cpus;          /* ... and ran where the cell says */
+	int protocol;         /* the line always held what the protocol allows */
+	unsigned long long trips;    /* round trips thread a timed and warmed */
+	unsigned long long answered; /* the numbers thread b answered */
+	double min_ns, q1_ns, median_ns, q3_ns, max_ns; /* half a round trip */
+};
+
+/* The pairs of one relation, over the cells that ran on their CPUs. */
+struct c2c_sum {
+	int pairs, on_cpus;
+	double min_ns, median_ns; /* of the cells' minima, of their medians */
+};
+
+struct c2c_run {
+	int n;                 /* CPUs in the matrix */
+	int *cpus;             /* ascending */
+	struct c2c_place *place;
+	const char *pick;      /* "allowed", "list", "cores" or "sockets" */
+	int ncells;
+	struct c2c_cell *cells; /* pairs i < j, row by row */
+	int marked;            /* cells not on their CPUs, or not measured */
+	struct c2c_sum sum[NC2C_CLASS];
+};
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return (a > b) - (a < b);
+}
+
+/* The CPUs of the matrix, as --cpus asks, each checked against the CPUs
+ * this process may run on: a CPU outside them, or one the machine does
+ * not have, is refused in one line. */
+static void c2c_pick_cpus(const struct options *o, struct c2c_run *r)
+{
+	static int allowed[MAX_THREADS];
+	char list[512];
+	int na = allowed_cpus(allowed, MAX_THREADS), i, j, k;
+	if (na <= 0)
+		die("c2c: this OS does not say which CPUs bench may run on");
+	format_cpu_list(list, sizeof(list), allowed, na);
+	r->cpus = malloc((size_t)na * sizeof(int));
+	r->place = malloc((size_t)na * sizeof(*r->place));
+	if (!r->cpus || !r->place)
+		die("out of memory for %d CPUs", na);
+	r->n = 0;
+	if (!o->c2c_cpus) {
+		r->pick = "allowed";
+		memcpy(r->cpus, allowed, (size_t)na * sizeof(int));
+		r->n = na;
+	} else if (strcmp(o->c2c_cpus, "cores") == 0 ||
+		   strcmp(o->c2c_cpus, "sockets") == 0) {
+		int by_core = o->c2c_cpus[0] == 'c';
+		r->pick = o->c2c_cpus;
+		for (i = 0; i < na; i++) {
+			struct c2c_place p = c2c_place_of(allowed[i]);
+			if (p.pkg < 0)
+				die("--cpus %s: the OS reports no topology for CPU %d "
+				    "(sysfs cpu%d/topology), so bench cannot tell %s "
+				    "apart", o->c2c_cpus, allowed[i], allowed[i],
+				    o->c2c_cpus);
+			for (j = 0; j < r->n; j++)
+				if (r->place[j].pkg == p.pkg &&
+				    (!by_core || r->place[j].core == p.core))
+					break;
+			if (j == r->n) {
+				r->place[r->n] = p;
+				r->cpus[r->n++] = allowed[i];
+			}
+		}
+		if (r->n < 2)
+			die("--cpus %s: the CPUs this process may run on (%s) are on "
+			    "one %s; a pair needs two", o->c2c_cpus, list,
+			    by_core ? "core" : "socket");
+	} else {
+		static int want[MAX_THREADS];
+		int nw = parse_cpu_list("--cpus", o->c2c_cpus, want, MAX_THREADS);
+		r->pick = "list";
+		for (i = 0; i < nw; i++) {
+			for (k = 0; k < na && allowed[k] != want[i]; k++)
+				;
+			if (k < na)
+				continue;
+			if (want[i] >= os_cpus_configured())
+				die("--cpus: CPU %d does not exist (this machine has "
+				    "%ld CPUs, 0-%ld)", want[i], os_cpus_configured(),
+				    os_cpus_configured() - 1);
+			die("--cpus: CPU %d is not one this process may run on (%s)",
+			    want[i], list);
+		}
+		memcpy(r->cpus, want, (size_t)nw * sizeof(int));
+		r->n = nw;
+	}
+	if (r->n < 2)
+		die("c2c: this process may run on one CPU only (%s); a pair needs "
+		    "two", list);
+	qsort(r->cpus, (size_t)r->n, sizeof(int), cmp_int);
+	for (i = 0; i < r->n; i++)
+		r->place[i] = c2c_place_of(r->cpus[i]);
+}
+
+/* The line's word is an unsigned int, whose atomic loads and stores
+ * every target does inline (a 64-bit one would want libatomic on some
+ * 32-bit targets, and bench.c links with no -l).  The value that ends a
+ * pair: thread a's pings are odd, thread b's answers even, and neither
+ * reaches it (a pair makes millions of round trips, not billions). */
+#define C2C_STOP UINT_MAX
+
+/* One round trip from thread a: write the next odd number, wait until
+ * thread b answers with the even one after it.  The store is a release
+ * and the load an acquire, so the compiler may neither drop nor merge
+ * them, and the wait ends only on a number that thread b alone writes.
+ * Returns 0, or -1 when the line held a number neither could have put
+ * there (then the cell is marked, not measured). */
+static int c2c_trip(unsigned *line, unsigned *v)
+{
+	unsigned ping = *v + 1, pong = *v + 2, x;
+	__atomic_store_n(line, ping, __ATOMIC_RELEASE);
+	while ((x = __atomic_load_n(line, __ATOMIC_ACQUIRE)) != pong)
+		if (x != ping)
+			return -1;
+	*v = pong;
+	return 0;
+}
+
+/* Thread a: warm-up bouncing for C2C_WARM_NS (four batches at least)
+ * in batches of 64 round trips, whose fastest sizes a window of about
+ * C2C_WINDOW_NS (the fastest: a batch the OS interrupted would make the
+ * windows short), then C2C_WINDOWS timed windows, each's time over its
+ * round trips, halved, into per[].  Ends thread b with C2C_STOP. */
+static int c2c_ping(unsigned *line, double *per, unsigned long long *trips)
+{
+	unsigned v = 0;
+	unsigned long long n = 0, reps, i;
+	double start = now(), t0, t, fastest = HUGE_VAL;
+	int w, bad = 0;
+	do {
+		t0 = now();
+		for (i = 0; i < 64 && !bad; i++)
+			bad = c2c_trip(line, &v);
+		t = now() - t0;
+		n += i;
+		if (t < fastest)
+			fastest = t;
+	} while (!bad && (now() - start < C2C_WARM_NS * 1e-9 || n < 4 * 64));
+	reps = bad || !(fastest > 0) ? 16
+	       : (unsigned long long)(C2C_WINDOW_NS * 1e-9 / (fastest / 64.0));
+	if (reps < 16)
+		reps = 16;
+	for (w = 0; w < C2C_WINDOWS && !bad; w++) {
+		t0 = now();
+		for (i = 0; i < reps && !bad; i++)
+			bad = c2c_trip(line, &v);
+		t = now() - t0;
+		n += i;
+		per[w] = 1e9 * t / (double)reps / 2.0;
+	}
+	__atomic_store_n(line, C2C_STOP, __ATOMIC_RELEASE);
+	*trips = n;
+	return bad ? -1 : 0;
+}
+
+/* Thread b: answer each odd number with the even one after it, until
+ * C2C_STOP; returns how many it answered. */
+static unsigned long long c2c_pong(unsigned *line)
+{
+	unsigned v = 1, x;
+	unsigned long long n = 0;
+	for (;;) {
+		while ((x = __atomic_load_n(line, __ATOMIC_ACQUIRE)) != v)
+			if (x == C2C_STOP)
+				return n;
+#if C2C_STRAY_TEST > 0
+		if (n + 1 == C2C_STRAY_TEST) {
+			__atomic_store_n(line, v + 3, __ATOMIC_RELEASE);
+			v += 2;
+			n++;
+			continue;
+		}
+#endif
+		__atomic_store_n(line, v + 1, __ATOMIC_RELEASE);
+		v += 2;
+		n++;
+	}
+}
+
+/* Measure one pair: both threads pin themselves and say where they run;
+ * the line is a page of its own, written first by thread a (so it is on
+ * a's node); they bounce it only if both are pinned and the runtime gave
+ * two threads, and say where they ran after. */
+static void c2c_pair(struct c2c_cell *c)
+{
+	double per[C2C_WINDOWS], sorted[C2C_WINDOWS];
+	long page = os_page_bytes();
+	unsigned *line = NULL;
+	int pinned[2] = {0, 0}, got = 0, bad = 0;
+	unsigned long long trips = 0, answered = 0;
+#pragma omp parallel num_threads(2)
+	{
+		int t = omp_get_thread_num();
+		pinned[t] = pin_to_cpu(t ? c->b : c->a) == 0;
+		c->ran[t][0] = current_cpu();
+		if (t == 0) {
+			got = omp_get_num_threads();
+			line = os_map((size_t)page);
+			if (line)
+				__atomic_store_n(line, 0, __ATOMIC_RELEASE);
+		}
+#pragma omp barrier
+#if C2C_MOVE_TEST
+		if (t == 1 && pinned[0] && pinned[1])
+			pin_to_cpu(c->a);
+#endif
+		if (got == 2 && line && pinned[0] && pinned[1]) {
+			if (t == 0)
+				bad = c2c_ping(line, per, &trips);
+			else
+				answered = c2c_pong(line);
+		}
+		c->ran[t][1] = current_cpu();
+	}
+	if (got < 2)
+		die("c2c: the OpenMP runtime gave %d thread(s) where a pair needs "
+		    "two (OMP_THREAD_LIMIT, OMP_DYNAMIC?)", got);
+	if (!line)
+		die("c2c: cannot map a page for the line");
+	os_unmap(line, (size_t)page);
+	c->pinned = pinned[0] && pinned[1];
+	c->protocol = !bad;
+	c->trips = trips;
+	c->answered = answered;
+	c->on_cpus = c->pinned && c->protocol && trips == answered &&
+		     c->ran[0][0] == c->a && c->ran[0][1] == c->a &&
+		     c->ran[1][0] == c->b && c->ran[1][1] == c->b;
+	c->min_ns = c->q1_ns = c->median_ns = c->q3_ns = c->max_ns = HUGE_VAL;
+	if (!c->pinned || bad)
+		return;
+	memcpy(sorted, per, sizeof(sorted));
+	qsort(sorted, C2C_WINDOWS, sizeof(double), cmp_double);
+	c->min_ns = sorted[0];
+	c->q1_ns = sorted[C2C_WINDOWS / 4];
+	c->median_ns = median(per, C2C_WINDOWS);
+	c->q3_ns = sorted[(3 * C2C_WINDOWS) / 4];
+	c->max_ns = sorted[C2C_WINDOWS - 1];
+}
+
+/* The summary by relation, once, for every format: per relation its
+ * pairs, and over those that ran on their CPUs the least minimum and
+ * the median of the medians. */
+static void c2c_summarise(struct c2c_run *r)
+{
+	double *med = malloc((size_t)r->ncells * sizeof(double));
+	int cls, k;
+	if (!med)
+		die("out of memory for the summary");
+	for (cls = 0; cls < NC2C_CLASS; cls++) {
+		struct c2c_sum *m = &r->sum[cls];
+		m->pairs = m->on_cpus = 0;
+		m->min_ns = m->median_ns = HUGE_VAL;
+		for (k = 0; k < r->ncells; k++) {
+			const struct c2c_cell *c = &r->cells[k];
+			if ((int)c->cls != cls)
+				continue;
+			m->pairs++;
+			if (!c->on_cpus)
+				continue;
+			med[m->on_cpus++] = c->median_ns;
+			if (c->min_ns < m->min_ns)
+				m->min_ns = c->min_ns;
+		}
+		if (m->on_cpus)
+			m->median_ns = median(med, (size_t)m->on_cpus);
+	}
+	free(med);
+}
+
+/* Why a cell is marked, in words, for the warning and the text alike. */
+static void c2c_cell_problem(const struct c2c_cell *c, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	if (!c->pinned)
+		used += (size_t)snprintf(buf + used, len - used, "; a thread could "
+					 "not be pinned, so nothing was measured");
+	if (c->pinned && (c->ran[0][0] != c->a || c->ran[0][1] != c->a ||
+			  c->ran[1][0] != c->b || c->ran[1][1] != c->b) && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "; its threads ran "
+					 "on CPUs %d then %d and %d then %d, not on %d "
+					 "and %d", c->ran[0][0], c->ran[0][1],
+					 c->ran[1][0], c->ran[1][1], c->a, c->b);
+	if (!c->protocol && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "; the line held a "
+					 "number neither thread writes, so nothing "
+					 "was measured");
+	if (c->pinned && c->protocol && c->trips != c->answered && used < len)
+		snprintf(buf + used, len - used, "; %llu round trips, %llu answered",
+			 c->trips, c->answered);
+	if (buf[0])
+		memmove(buf, buf + 2, strlen(buf + 2) + 1);
+}
+
+/* A cell's figure as the text shows it: "41.2/43.0", or why not. */
+static void c2c_cell_text(const struct c2c_cell *c, char *buf, size_t len)
+{
+	if (!c->pinned)
+		snprintf(buf, len, "not pinned");
+	else if (!c->protocol)
+		snprintf(buf, len, "bad line!");
+	else
+		snprintf(buf, len, "%.1f/%.1f%s", c->min_ns, c->median_ns,
+			 c->on_cpus ? "" : "!");
+}
+
+static void print_c2c_text(const struct c2c_run *r)
+{
+	char buf[48];
+	int i, j, k = 0, cls, w = 12;
+	printf("Half round trip per pair (ns), min/median of %d windows; a row's "
+	       "CPU pings, the column's answers:\n", C2C_WINDOWS);
+	printf("%6s", "");
+	for (j = 1; j < r->n; j++)
+		printf(" %*d", w, r->cpus[j]);
+	printf("\n");
+	for (i = 0; i + 1 < r->n; i++) {
+		printf("%6d", r->cpus[i]);
+		for (j = 1; j < r->n; j++) {
+			if (j <= i) {
+				printf(" %*s", w, "");
+				continue;
+			}
+			c2c_cell_text(&r->cells[k++], buf, sizeof(buf));
+			printf(" %*s", w, buf);
+		}
+		printf("\n");
+	}
+	printf(HLINE);
+	printf("Summary by how the two CPUs relate (cells on their CPUs only):\n");
+	printf("  %-26s %6s %10s %10s\n", "relation", "pairs", "min ns",
+	       "median ns");
+	for (cls = 0; cls < NC2C_CLASS; cls++) {
+		const struct c2c_sum *m = &r->sum[cls];
+		if (m->on_cpus)
+			printf("  %-26s %6d %10.1f %10.1f\n", c2c_class_names[cls],
+			       m->pairs, m->min_ns, m->median_ns);
+		else if (m->pairs || cls != C2C_UNKNOWN)
+			printf("  %-26s %6d %10s %10s\n", c2c_class_names[cls],
+			       m->pairs, "-", "-");
+	}
+	if (r->marked) {
+		printf("Marked (!): cells that did not run as they say; left out "
+		       "of the summary:\n");
+		for (k = 0; k < r->ncells; k++) {
+			char why[320];
+			if (r->cells[k].on_cpus)
+				continue;
+			c2c_cell_problem(&r->cells[k], why, sizeof(why));
+			printf("  %d-%d: %s\n", r->cells[k].a, r->cells[k].b, why);
+		}
+	}
+	printf(HLINE);
+}
+
+static void c2c_json_cell_ran(const char *key, const int ran[2])
+{
+	json_open(key, '[');
+	json_int(NULL, ran[0]);
+	json_int(NULL, ran[1]);
+	json_close(']');
+}
+
+static void json_c2c(const struct c2c_run *r)
+{
+	int i, k, cls;
+	json_open("c2c", '{');
+	json_str("method", "half the round trip of a cache line bounced between "
+		 "two pinned threads (acquire loads, release stores)");
+	json_int("windows", C2C_WINDOWS);
+	json_num("window_ns", C2C_WINDOW_NS);
+	json_num("warm_ns", C2C_WARM_NS);
+	json_str("cpus_from", r->pick);
+	json_open("cpus", '[');
+	for (i = 0; i < r->n; i++) {
+		json_open(NULL, '{');
+		json_int("cpu", r->cpus[i]);
+		if (r->place[i].pkg >= 0) {
+			json_int("package", r->place[i].pkg);
+			json_int("core", r->place[i].core);
+		} else {
+			json_str("package", NULL);
+			json_str("core", NULL);
+		}
+		json_close('}');
+	}
+	json_close(']');
+	json_open("pairs", '[');
+	for (k = 0; k < r->ncells; k++) {
+		const struct c2c_cell *c = &r->cells[k];
+		json_open(NULL, '{');
+		json_int("a", c->a);
+		json_int("b", c->b);
+		json_str("relation", c2c_class_keys[c->cls]);
+		json_num("min_ns", c->min_ns);
+		json_num("q1_ns", c->q1_ns);
+		json_num("median_ns", c->median_ns);
+		json_num("q3_ns", c->q3_ns);
+		json_num("max_ns", c->max_ns);
+		json_int("round_trips", (long long)c->trips);
+		json_int("answered", (long long)c->answered);
+		c2c_json_cell_ran("a_ran_on", c->ran[0]);
+		c2c_json_cell_ran("b_ran_on", c->ran[1]);
+		json_bool("pinned", c->pinned);
+		json_bool("on_cpus", c->on_cpus);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("summary", '[');
+	for (cls = 0; cls < NC2C_CLASS; cls++) {
+		const struct c2c_sum *m = &r->sum[cls];
+		if (!m->pairs && cls == C2C_UNKNOWN)
+			continue;
+		json_open(NULL, '{');
+		json_str("relation", c2c_class_keys[cls]);
+		json_int("pairs", m->pairs);
+		json_int("pairs_on_cpus", m->on_cpus);
+		json_num("min_ns", m->min_ns);
+		json_num("median_ns", m->median_ns);
+		json_close('}');
+	}
+	json_close(']');
+	json_int("marked", r->marked);
+	json_close('}');
+}
+
+static void print_c2c_csv(const struct c2c_run *r)
+{
+	char num[48];
+	int i, k;
+	for (i = 0; i < nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
+	printf("cpu_a,cpu_b,relation,min_ns,median_ns,q1_ns,q3_ns,max_ns,"
+	       "windows,round_trips,answered,a_ran_on,b_ran_on,on_cpus\n");
+	for (k = 0; k < r->ncells; k++) {
+		const struct c2c_cell *c = &r->cells[k];
+		snprintf(num, sizeof(num), "%d", c->a);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%d", c->b);
+		csv_field(num, 0);
+		csv_field(c2c_class_keys[c->cls], 0);
+		csv_num(c->min_ns);
+		csv_num(c->median_ns);
+		csv_num(c->q1_ns);
+		csv_num(c->q3_ns);
+		csv_num(c->max_ns);
+		snprintf(num, sizeof(num), "%d", C2C_WINDOWS);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%llu", c->trips);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%llu", c->answered);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%d %d", c->ran[0][0], c->ran[0][1]);
+		csv_field(num, 0);
+		snprintf(num, sizeof(num), "%d %d", c->ran[1][0], c->ran[1][1]);
+		csv_field(num, 0);
+		csv_field(c->on_cpus ? "yes" : "no", 1);
+	}
+}
+
+/* bench c2c: pick the CPUs, say what it will do, measure every pair
+ * i < j in order, report.  Returns 0: a cell that did not run where it
+ * says is marked in the report, not an error. */
+static int c2c_mode(const struct options *o, const struct system_info *si)
+{
+	struct c2c_run r;
+	int i, j, k;
+	memset(&r, 0, sizeof(r));
+	if (omp_binding_env())
+		die("c2c: %s is set, and the OpenMP runtime has pinned the program "
+		    "to its first place before bench began; c2c pins each pair's "
+		    "threads itself: unset it", omp_binding_env());
+	c2c_pick_cpus(o, &r);
+	r.ncells = r.n * (r.n - 1) / 2;
+	r.cells = calloc((size_t)r.ncells, sizeof(*r.cells));
+	if (!r.cells)
+		die("out of memory for %d pairs", r.ncells);
+	for (i = 0, k = 0; i < r.n; i++)
+		for (j = i + 1; j < r.n; j++, k++) {
+			r.cells[k].a = r.cpus[i];
+			r.cells[k].b = r.cpus[j];
+			r.cells[k].cls = c2c_relate(r.place[i], r.place[j]);
+		}
+	if (out.text) {
+		char list[512];
+		format_cpu_list(list, sizeof(list), r.cpus, r.n);
+		printf(HLINE);
+		printf("membench %s: core-to-core latency (bench c2c)\n",
+		       BENCH_VERSION);
+		printf(HLINE);
+		print_build_text();
+		print_system_text(si);
+		printf("CPUs: %s (%s), %d pair%s; each pair bounces its line for "
+		       "%.0f ms, then %d windows of about %.2f ms\n", list,
+		       strcmp(r.pick, "allowed") == 0 ? "every allowed CPU"
+		       : strcmp(r.pick, "list") == 0 ? "--cpus" : r.pick,
+		       r.ncells, r.ncells == 1 ? "" : "s", C2C_WARM_NS * 1e-6, C2C_WINDOWS,
+		       C2C_WINDOW_NS * 1e-6);
+		printf("Topology (sysfs):");
+		for (i = 0; i < r.n; i++)
+			if (r.place[i].pkg >= 0)
+				printf(" %d:socket %d core %d", r.cpus[i], r.place[i].pkg,
+				       r.place[i].core);
+			else
+				printf(" %d:unknown", r.cpus[i]);
+		printf("\n");
+		printf(HLINE);
+		fflush(stdout);
+	}
+	for (k = 0; k < r.ncells; k++) {
+		c2c_pair(&r.cells[k]);
+		if (!r.cells[k].on_cpus) {
+			char why[320];
+			c2c_cell_problem(&r.cells[k], why, sizeof(why));
+			r.marked++;
+			warn("c2c pair %d-%d is marked: %s", r.cells[k].a,
+			     r.cells[k].b, why);
+		}
+	}
+	c2c_summarise(&r);
+	if (out.json) {
+		json_begin("c2c", si);
+		json_c2c(&r);
+		json_end();
+	}
+	if (out.text) {
+		text_warnings("WARNING: ");
+		print_c2c_text(&r);
+	}
+	if (out.csv)
+		print_c2c_csv(&r);
+	free(r.cells);
+	free(r.cpus);
+	free(r.place);
+	return 0;
+}
+#else
+/* Where this build cannot run it: one line, exit 2. */
+static int c2c_mode(const struct options *o, const struct system_info *si)
+{
+	(void)o;
+	(void)si;
+	die("c2c: core-to-core latency needs two threads at once, atomic loads "
+	    "and stores, and pinning, and this build lacks %s",
+#ifndef _OPENMP
+	    "OpenMP (rebuild with -fopenmp)"
+#elif !HAVE_PIN
+	    "a way to pin a thread on this OS"
+#else
+	    "the compiler's __atomic builtins"
+#endif
+	);
+	return 2;
+}
+#endif
+
+/* ======================================================================
  * The node matrices (bench nodes).  MLC's latency and bandwidth
  * matrices, run where they say: for each pair of a node whose CPUs run
  * (a row) and a node whose memory is read (a column), the latency
@@ -9473,7 +10699,7 @@ static int latency_mode(struct options *o, const struct system_info *si,
  * ====================================================================== */
 
 /* ======================================================================
- * 21 Nodes.  The rows and columns from the machine's shape and the
+ * 22 Nodes.  The rows and columns from the machine's shape and the
  * flags, the buffer's size from the columns' free memory, then column
  * by column: bind (os_bind_memory), fault in, and for each row pin,
  * measure with sections 14-16 (a chase) or 10-13 (a STREAM run), and
@@ -9823,6 +11049,33 @@ static void nodes_plan_columns(const struct options *o,
 	}
 }
 
+/* --cpus cores or sockets: the first CPU this process may use of each
+ * core (as MLC's -X runs one thread a core) or of each package, into
+ * named[]; how many.  Refused where the OS does not say which CPUs
+ * share a core or a package. */
+static int nodes_first_cpus(const struct machine_shape *m,
+			    const struct nodes_run *nr, const char *what,
+			    int *named)
+{
+	int by_core = what[0] == 'c', n = 0, i, j;
+	if (!m->topology_known)
+		die("--cpus %s: the OS reports no topology (sysfs cpu*/topology), "
+		    "so bench cannot tell %s apart", what, what);
+	for (i = 0; i < nr->nallowed; i++) {
+		const struct shape_cpu *c = shape_cpu(m, nr->allowed[i]);
+		if (!c)
+			continue;
+		for (j = 0; j < n; j++) {
+			const struct shape_cpu *d = shape_cpu(m, named[j]);
+			if (d->package == c->package && (!by_core || d->core == c->core))
+				break;
+		}
+		if (j == n)
+			named[n++] = c->id;
+	}
+	return n;
+}
+
 /* The rows: each column's node that has CPUs this process may use
  * (and that --cpus names), at most -t of them; a node with CPUs that
  * cannot be a row says why. */
@@ -9833,7 +11086,10 @@ static void nodes_plan_rows(const struct options *o,
 	char list[SHAPE_LIST_CHARS];
 	int nnamed = 0, i, k, j;
 	nr->nallowed = allowed_cpus(nr->allowed, MAX_THREADS);
-	if (o->cpu_list) {
+	if (o->cpu_list && (strcmp(o->cpu_list, "cores") == 0 ||
+			    strcmp(o->cpu_list, "sockets") == 0)) {
+		nnamed = nodes_first_cpus(m, nr, o->cpu_list, named);
+	} else if (o->cpu_list) {
 		nnamed = parse_id_list(o->cpu_list, named, SHAPE_MAX_CPUS);
 		for (i = 0; i < nnamed; i++) {
 			if (!shape_cpu(m, named[i])) {
@@ -10550,7 +11806,7 @@ static int nodes_mode(struct options *o, const struct system_info *si)
 }
 
 /* ======================================================================
- * 22 Cluster (bench-mpi: built with -DBENCH_MPI; without the macro
+ * 23 Cluster (bench-mpi: built with -DBENCH_MPI; without the macro
  * nothing here is compiled).  Every rank runs the bandwidth program on
  * arrays of its own; ranks are grouped by node (the ranks that share
  * memory), a barrier starts every kernel repetition, and rank 0 gathers
@@ -11709,7 +12965,7 @@ static int cluster_stream_mode(const struct options *o,
 #endif /* BENCH_MPI */
 
 /* ======================================================================
- * 23 Entry: the info mode, `bench all`, --plan, and main.
+ * 24 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
 static int info_mode(const struct system_info *si)
@@ -11799,7 +13055,7 @@ static int all_mode(struct options *o, const struct system_info *si)
 static int plan_mode(struct options *o, const struct system_info *si)
 {
 	struct alloc_plan bw, lat;
-	int has_bw = o->mode != M_LATENCY, has_lat = o->mode != M_STREAM;
+	int has_bw = (o->mode & M_BW) != 0, has_lat = (o->mode & M_LAT) != 0;
 	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
 	size_t pages = 0;
 	struct kv s;
@@ -11888,6 +13144,12 @@ int main(int argc, char **argv)
 		break;
 	case M_ALL:
 		rc = all_mode(&o, &si);
+		break;
+	case M_MIX:
+		rc = mix_mode(&o, &si);
+		break;
+	case M_C2C:
+		rc = c2c_mode(&o, &si);
 		break;
 	case M_NODES:
 		rc = nodes_mode(&o, &si);

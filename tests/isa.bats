@@ -27,7 +27,7 @@ cpu_levels() {
 				want=$(jq -r 'if .build.streaming_stores_available then "nt" else "plain" end' <<<"$output")
 			run jq -e --arg isa "$isa" --arg st "$want" '
 				.validation.ok == true and .run.isa == $isa and
-				(.results | length) == 8 and
+				(.results | length) == 10 and
 				(.results | all(.isa == $isa and
 					.method == (if .kernel == "Read" or .kernel == "Dot" then "plain" else $st end) + "/" + $isa and
 					.stores == (if .kernel == "Read" or .kernel == "Dot" then "none" else $st end)))' <<<"$output"
@@ -238,6 +238,8 @@ gdb_kernels() {
 		-ex 'dprintf *k_write,"CODE generic %d\n",(int)$r9' \
 		-ex 'dprintf *k_dot,"CODE generic 0\n"' \
 		-ex 'dprintf *k_nstream,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_axpy,"CODE generic %d\n",(int)$r9' \
+		-ex 'dprintf *k_update,"CODE generic %d\n",(int)$r9' \
 		-ex run --args "$bin" "$@" >"$out" 2>&1
 }
 
@@ -249,7 +251,7 @@ gdb_kernels() {
 ran() {
 	awk -v want="$1" '
 		BEGIN {
-			split("copy scale add triad read write dot nstream", name, " ")
+			split("copy scale add triad read write dot nstream axpy update", name, " ")
 			split("plain nt memcpy", kind, " ")
 			split("generic sse2 avx2 avx512 sve", isa, " ")
 		}
@@ -285,7 +287,7 @@ reported() {
 	gdb_kernels "$out" "$bin" -s 2000 -n 3 -t 1 --kernels all --stores auto --json-file "$json"
 	! grep -q 'ptrace: Operation not permitted' "$out" || skip "gdb may not trace here"
 	jq -e '.validation.ok' "$json" >/dev/null
-	for k in copy scale add triad read write dot nstream; do
+	for k in copy scale add triad read write dot nstream axpy update; do
 		want=$(reported "$k" .results "$json")
 		ncand=$(jq --arg k "$k" '.results[] | select(.kernel | ascii_downcase == $k) | .calibration | length' "$json")
 		got=$(ran "$k" "$out")
@@ -312,7 +314,7 @@ reported() {
 	# best run's 3, each reported in its own table
 	gdb_kernels "$out" "$bin" -s 2000 -n 3 -t 1 --kernels all --best --json-file "$json"
 	jq -e '.validation.ok and .best.validated' "$json" >/dev/null
-	for k in copy scale add triad read write dot nstream; do
+	for k in copy scale add triad read write dot nstream axpy update; do
 		got=$(ran "$k" "$out")
 		! grep ' ran ' <<<"$got" || { echo "$k: kernel_span ran other code"; return 1; }
 		want=$(reported "$k" .results "$json")
@@ -362,7 +364,7 @@ copy_calls() {
 	! grep -q 'ptrace: Operation not permitted' "$out" || skip "gdb may not trace here"
 	jq -e '.validation.ok and .run.isa == "generic" and .run.isa_rule == "stream"' "$json" >/dev/null
 	grep -q "^Instruction set: generic (this build's own code, as STREAM's; " "$out"
-	for k in copy scale add triad read write dot nstream; do
+	for k in copy scale add triad read write dot nstream axpy update; do
 		got=$(ran "$k" "$out")
 		[ "$(sort -u <<<"$got")" = plain/generic ] && [ "$(wc -l <<<"$got")" -eq 3 ] || {
 			echo "$k: a default run ran: $(sort -u <<<"$got" | paste -sd ' ')"
@@ -436,7 +438,7 @@ copy_calls() {
 	run "$BENCH" -s 200000 -n 3 --stores auto --kernels all
 	assert_success
 	assert_line --regexp '^Calibration \(--stores auto\): 2 passes, [0-9]+\.[0-9]{3} s; fastest per kernel:$'
-	for k in copy scale add triad read write dot nstream; do
+	for k in copy scale add triad read write dot nstream axpy update; do
 		assert_line --regexp "^  $k +(memcpy|(plain|nt)/(generic|sse2|avx2|avx512)) +([0-9]+\\.[0-9]{3}x .* \\(next\\).*|\\(the only method\\))$"
 	done
 	run "$BENCH" -s 200000 -n 3 --stores auto --json
@@ -458,7 +460,7 @@ copy_calls() {
 	assert_success
 	assert_line 'Best achievable, NOT a standard STREAM result (--best): each kernel'"'"'s'
 	assert_line 'Best-method results validated.'
-	for k in copy scale add triad read write dot nstream; do
+	for k in copy scale add triad read write dot nstream axpy update; do
 		assert_line --regexp "^  $k +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]{3}  (memcpy|(plain|nt)/[a-z0-9]+) +[0-9]+\\.[0-9]{3}$"
 	done
 	# the table follows the run rules, and STREAM's table keeps plain stores
@@ -488,7 +490,7 @@ copy_calls() {
 @test "every kernel's run-to-run spread is in the JSON, max/min of its times" {
 	run "$BENCH" $TINY --kernels all --json
 	assert_success
-	run jq -e '(.results | length) == 8 and
+	run jq -e '(.results | length) == 10 and
 		(.results | all(.spread >= 1 and ((.spread - .max_s / .min_s) | if . < 0 then -. else . end) < 1e-3 * .spread))' <<<"$output"
 	assert_success
 }

@@ -7,7 +7,7 @@
 
 load test_helper
 
-MODES="stream latency all info nodes"
+MODES="stream latency all info mix c2c nodes"
 
 # Every flag of --help in every mode, with an empty value (for a switch:
 # a value it does not take) and then a flag that exists nowhere, so that
@@ -91,7 +91,7 @@ doc_flags() {
 	load_probes
 	for name in "${!ARG[@]}"; do
 		if [[ ${IN[$name]} == *info* ]]; then
-			[ "${IN[$name]}" = " stream latency all info nodes" ] ||
+			[ "${IN[$name]}" = " stream latency all info mix c2c nodes" ] ||
 				fail "--$name belongs to info but only to${IN[$name]}"
 		fi
 	done
@@ -109,6 +109,30 @@ doc_flags() {
 		elif [[ $docs == *" $name "* ]]; then
 			fail "docs/bench.md lists --$name as a bandwidth flag; it belongs to${IN[$name]}"
 		fi
+	done
+}
+
+# mode_flags MODE: the flags MODE takes, one a line, sorted.
+mode_flags() {
+	local name
+	for name in "${!ARG[@]}"; do
+		[[ ${IN[$name]} == *" $1"* ]] && echo "$name"
+	done | sort
+}
+
+@test "the flags of modes mix, c2c and nodes are the ones docs/bench.md's tables name for them" {
+	load_probes
+	local want
+	for m in mix c2c nodes; do
+		case $m in
+		mix) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Bandwidth by read:write mix (`bench mix`)') ;;
+		c2c) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Core-to-core latency (`bench c2c`)') ;;
+		nodes) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Node-by-node matrices (`bench nodes`)') ;;
+		esac
+		want=$(printf '%s\nhelp\nversion\n' "$want" | sort -u)
+		[ "$(printf '%s\n' "$want" | wc -l)" -ge 4 ] || fail "no $m flags read from docs/bench.md"
+		diff <(printf '%s\n' "$want") <(mode_flags "$m") ||
+			fail "bench $m's flags (right) are not the ones docs/bench.md lists for it (left)"
 	done
 }
 
@@ -149,16 +173,4 @@ doc_flags() {
 			;;
 		esac
 	done
-}
-
-@test "the flags of mode nodes are the ones docs/bench.md's table names for it" {
-	load_probes
-	local name want got
-	want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Node-by-node matrices (`bench nodes`)' | sort -u)
-	[ "$(printf '%s\n' "$want" | wc -l)" -ge 10 ] || fail "no nodes flags read from docs/bench.md"
-	got=$(for name in "${!ARG[@]}"; do
-		[[ ${IN[$name]} == *" nodes"* ]] && echo "$name"
-	done | sort)
-	diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") ||
-		fail "bench nodes' flags (right) are not the ones docs/bench.md lists for it (left)"
 }

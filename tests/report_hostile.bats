@@ -27,6 +27,10 @@ setup_file() {
 	{
 		"$MEMBENCH_ROOT/harness/run" --results "$res" --label all -- all -s 20000 -n 3 --max 128K
 		"$MEMBENCH_ROOT/harness/sweep-size" --results "$res" --llc 1M --multiples 0.25,1,4 -- -n 3
+		"$MEMBENCH_ROOT/harness/run" --results "$res" --label mix -- mix -s 20000 -n 3
+		if "$MEMBENCH_ROOT/bench" info --json | jq -e '.build.modes | index("c2c")' >/dev/null && [ "$(nproc)" -ge 2 ]; then
+			"$MEMBENCH_ROOT/harness/run" --results "$res" --label c2c -- c2c --cpus 0,1
+		fi
 	} >"$BATS_FILE_TMPDIR/fixtures.log" 2>&1 || { cat "$BATS_FILE_TMPDIR/fixtures.log" >&2; return 1; }
 }
 
@@ -170,6 +174,45 @@ EOF
 			# and the plots are still drawn, the labels as text
 			[ -s "$ALL/plot-latency.svg" ] && [ -s "$SIZE/plot-bandwidth-size.svg" ]
 			grep -qF 'x&lt;i>&amp;amp;' "$ALL/plot-latency.svg"
+		fi
+	done
+}
+
+@test "payloads in bench mix's and c2c's fields: their tables, the c2c heatmap and compare run none, and the HTML escapes them" {
+	payloads
+	local which run mix c2c
+	mix=$(find "$HOSTDIR" -mindepth 1 -maxdepth 1 -type d -name '*-mix' | head -n 1)
+	c2c=$(find "$HOSTDIR" -mindepth 1 -maxdepth 1 -type d -name '*-c2c' | head -n 1)
+	[ -n "$c2c" ] || skip "no c2c run (a build without OpenMP, or one CPU)"
+	for which in strings numbers all; do
+		rm -rf "$W"
+		cp -r "$BATS_FILE_TMPDIR/results" "$W"
+		plant_run "$which" "$mix"
+		plant_run "$which" "$c2c"
+		for run in "$mix" "$c2c"; do
+			run "$REPORT" --html --format md,csv,txt "$run"
+			if [ "$which" = all ]; then [ "$status" -le 2 ]; else assert_success; fi
+			[ ! -f "$run/report.html" ] || html_clean "$run/report.html"
+			for f in "$run"/plot-*.svg; do
+				[ ! -e "$f" ] || python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"
+			done
+			run "$COMPARE" "$run" "$BATS_FILE_TMPDIR/results/${run#"$W"/}"
+			run "$COMPARE" --json "$run" "$run"
+		done
+		run "$REPORT" --html "$HOSTDIR"
+		assert_success
+		html_clean "$HOSTDIR/report.html"
+		no_canary
+		if [ "$which" = strings ]; then
+			# the payloads are shown, escaped, in the tables and the heatmap
+			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$mix/report.html"
+			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$c2c/report.html"
+			[ -s "$c2c/plot-c2c-1.svg" ]
+		fi
+		if [ "$which" = numbers ]; then
+			# CPU numbers planted as payloads label the heatmap as text
+			[ -s "$c2c/plot-c2c-1.svg" ]
+			grep -qF 'strlen(system(' "$c2c/plot-c2c-1.svg"
 		fi
 	done
 }

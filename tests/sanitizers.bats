@@ -114,6 +114,24 @@ each_variant() {
 	each_variant --validates all -s 100000 -n 3 --max 256K
 }
 
+@test "sanitized: mix, and c2c where the build can run it (refused in one line where it cannot)" {
+	each_variant mix -s 100000 -n 3
+	local v bin
+	for v in $VARIANTS; do
+		bin="$BATS_FILE_TMPDIR/bench-$v"
+		[ -x "$bin" ] || continue
+		clean_run "$bin" c2c --json
+		if [ "$(nproc)" -ge 2 ] && "$bin" info --json | jq -e '.build.modes | index("c2c")' >/dev/null; then
+			[ "$status" -eq 0 ] || { echo "bench-$v c2c exited $status: $stderr"; return 1; }
+		else
+			[ "$status" -eq 2 ] && [[ "$stderr" == "bench: c2c: "* ]] || {
+				echo "bench-$v c2c: $status: $stderr"
+				return 1
+			}
+		fi
+	done
+}
+
 @test "sanitized: info --json" {
 	each_variant info --json
 	jq -e . <<<"$output" >/dev/null

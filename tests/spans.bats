@@ -11,7 +11,7 @@ load test_helper
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 
 SPAN_SRC="$MEMBENCH_ROOT/tests/spans/span_check.c"
-SPAN_LINE=' 832 spans, 0 faults'
+SPAN_LINE=' 1040 spans, 0 faults'
 
 # The lines a clean check prints for the given level names.
 span_expect() {
@@ -72,4 +72,30 @@ span_expect() {
 	run "$BATS_TEST_TMPDIR/span"
 	assert_failure 1
 	assert_line --regexp '^FAULT plain/generic copy .*\(inside the span\)$'
+}
+
+@test "span_check's values are its own, not the table's: a row whose formula changes, its byte count still true, is caught" {
+	src="$BATS_TEST_TMPDIR/bench.c"
+	mkdir -p "$BATS_TEST_TMPDIR/tests/spans"
+	cp "$SPAN_SRC" "$BATS_TEST_TMPDIR/tests/spans/"
+	# Axpy's row loses its scalar (c = c + a): the same arrays read and
+	# written, so the table's check of its words passes and validation's
+	# replay, made from the same row, would agree with it
+	cp "$MEMBENCH_ROOT/bench.c" "$src"
+	perl -0pi -e 's/(X\(AXPY, .*\n\t  KADD\(KLD\(c\), )KMUL\(KQ, KLD\(a\)\)\)/$1KLD(a))/' "$src"
+	run cmp -s "$src" "$MEMBENCH_ROOT/bench.c"
+	assert_failure 1
+	gcc -O2 "$BATS_TEST_TMPDIR/tests/spans/span_check.c" -o "$BATS_TEST_TMPDIR/span"
+	run "$BATS_TEST_TMPDIR/span"
+	assert_failure 1
+	assert_line --regexp '^FAULT plain/generic axpy shift [0-9] \[[0-9]+, [0-9]+\): c\[[0-9]+\] is .* \(inside the span\)$'
+	# and Update's: b = b
+	cp "$MEMBENCH_ROOT/bench.c" "$src"
+	perl -0pi -e 's/(X\(UPDATE, .*, )KMUL\(KQ, KLD\(b\)\)\)/$1KLD(b))/' "$src"
+	run cmp -s "$src" "$MEMBENCH_ROOT/bench.c"
+	assert_failure 1
+	gcc -O2 "$BATS_TEST_TMPDIR/tests/spans/span_check.c" -o "$BATS_TEST_TMPDIR/span"
+	run "$BATS_TEST_TMPDIR/span"
+	assert_failure 1
+	assert_line --regexp '^FAULT plain/generic update .*b\[[0-9]+\] is .* \(inside the span\)$'
 }

@@ -271,9 +271,27 @@ load test_helper
 	run --separate-stderr "$BENCH" $TINY --kernels all --json
 	assert_success
 	run jq -r '[.results[].kernel] | join(" ")' <<<"$output"
-	assert_output 'Copy Scale Add Triad Read Write Dot Nstream'
+	assert_output 'Copy Scale Add Triad Read Write Dot Nstream Axpy Update'
 	# the default run is STREAM's four and says nothing of them
 	run "$BENCH" $TINY
 	assert_success
-	refute_output --regexp '(D|d)ot|(N|n)stream'
+	refute_output --regexp '(D|d)ot|(N|n)stream|(A|a)xpy|(U|u)pdate'
+}
+
+@test "Axpy and Update, bench mix's in-place 2:1 and 1:1 rows: chosen by --kernels, validated, bytes of what they read and write" {
+	run --separate-stderr "$BENCH" $TINY --kernels axpy,update
+	assert_success
+	assert_line --regexp '^Axpy: {6}[ 0-9]{9}[0-9]\.[0-9]( +[0-9]+\.[0-9]{6}){3}$'
+	assert_line --regexp '^Update: {4}[ 0-9]{9}[0-9]\.[0-9]( +[0-9]+\.[0-9]{6}){3}$'
+	assert_line --regexp '^Solution Validates'
+	for stores in nt auto; do
+		run --separate-stderr "$BENCH" $TINY --kernels axpy,update --stores "$stores"
+		assert_success
+		assert_line --regexp '^Solution Validates'
+	done
+	# 100000 doubles: Axpy reads c and a and writes c, Update reads and writes b
+	run --separate-stderr "$BENCH" $TINY --kernels axpy,update --json
+	assert_success
+	run jq -r '.results[] | [.kernel, .bytes, .flops] | @tsv' <<<"$output"
+	assert_output "$(printf 'Axpy\t2400000\t200000\nUpdate\t1600000\t100000')"
 }

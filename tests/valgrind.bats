@@ -59,6 +59,14 @@ memcheck() {
 	assert_line --regexp '^Solution Validates'
 }
 
+@test "memcheck: mix, and c2c refused by this serial build" {
+	memcheck mix -s 10000 -n 2
+	assert_success
+	memcheck c2c
+	assert_failure 2
+	[[ "$stderr" == *"bench: c2c: core-to-core latency needs two threads at once"* ]]
+}
+
 @test "memcheck: info --json, --plan, --curve-in" {
 	memcheck info --json
 	assert_success

@@ -137,21 +137,22 @@ needs_openmp() {
 
 @test "the first repetition is left out of min, max, average and median (BENCH_WARMUP_TEST)" {
 	# The warm-up test build records each kernel's first repetition as
-	# 1e12 s (copy, add, read, dot) or 1e-12 s (scale, triad, write, nstream): counted,
+	# 1e12 s (copy, add, read, dot, axpy) or 1e-12 s (scale, triad, write,
+	# nstream, update): counted,
 	# it would be the max and swamp the average, or be the min.  The
 	# bounds are a hundred-fold from those values, not speeds.
 	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
 	run "$bin" $TINY --kernels all --best --json
 	assert_success
-	run jq -e '[.results[], .best.results[]] | length == 16 and all(
+	run jq -e '[.results[], .best.results[]] | length == 20 and all(
 		.min_s > 1e-10 and .max_s < 1e10 and .median_s < 1e10 and
 		(.avg_s // 0) < 1e10 and .min_s <= .median_s and .median_s <= .max_s)' <<<"$output"
 	assert_success
 	# STREAM's table: Avg and Max time of the slow-first kernels
 	run "$bin" $TINY --kernels all
 	assert_success
-	awk '/^(Copy|Add|Read|Dot):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
-		END { exit n != 4 }' <<<"$output"
+	awk '/^(Copy|Add|Read|Dot|Axpy):/ { n++; if ($3 >= 1e10 || $5 >= 1e10) exit 1 }
+		END { exit n != 5 }' <<<"$output"
 }
 
 @test "plain stores by default, as STREAM; STREAMING_STORES=2 makes auto the default" {
@@ -392,5 +393,91 @@ needs_openmp() {
 	[ "$stderr" = "bench: mode nodes: this build cannot bind memory to a node (that needs Linux's mbind(2) and move_pages(2))" ]
 	run "$bin" info --json
 	run jq -c '.build.modes' <<<"$output"
-	assert_output '["stream","latency","all","info"]'
+	assert_output '["stream","latency","all","info","mix"]'
+}
+
+# ---- the kernels' table read against itself
+@test "a kernel row whose words per index are not its formula's reads and write is refused at every start" {
+	local src="$BATS_TEST_TMPDIR/bench.c"
+	cp "$MEMBENCH_ROOT/bench.c" "$src"
+	# Axpy's row says 2 words per index; its formula reads c and a and
+	# writes c: 3, which every byte count would otherwise misstate
+	perl -0pi -e 's/(X\(AXPY, axpy, Axpy, "Axpy: +", STORE, c, )3,/${1}2,/' "$src"
+	run cmp -s "$src" "$MEMBENCH_ROOT/bench.c"
+	assert_failure 1
+	gcc -O2 "$src" -o "$BATS_TEST_TMPDIR/bench"
+	for mode in info stream mix; do
+		run --separate-stderr "$BATS_TEST_TMPDIR/bench" "$mode"
+		assert_failure 2
+		assert_output ''
+		[ "$stderr" = "bench: kernel table: axpy moves 2 words per index by its row, but its formula (c = c + q*a) reads 2 arrays and writes 1" ]
+	done
+}
+
+# ---- bench mix and bench c2c
+@test "bench mix: each column is validated on its own; a damaged one fails, exit 1, and says which" {
+	# BENCH_CORRUPT_TEST=3 moves Read's last total, and only the plain
+	# column runs Read
+	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	run --separate-stderr "$bin" mix $TINY
+	assert_failure 1
+	assert_line "Validation, plain stores: FAILED, these figures are not results: read's sums disagree with the replay"
+	assert_line --regexp '^Validation, streaming stores: every element of a, b and c within 1e-13 of the replay on scalars$'
+	run --separate-stderr "$bin" mix $TINY --json
+	assert_failure 1
+	run jq -r '[.validation.ok, .validation.plain.ok, .validation.plain.read_ok, .validation.nt.ok,
+		(.mix.rows | map(.plain.validated) | unique | .[]), (.mix.rows[1:] | map(.nt.validated) | unique | .[])] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\tfalse\tfalse\ttrue\tfalse\ttrue')"
+	# an element of a[] off: both columns fail
+	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	run --separate-stderr "$bin" mix $TINY --csv
+	assert_failure 1
+	[ "$(printf '%s\n' "${lines[@]:1}" | awk -F, '{ print $NF }' | sort -u)" = failed ]
+}
+
+@test "bench c2c in a build without OpenMP is refused in one line, and every other mode still runs" {
+	serial=$(build_variant serial gcc -std=c99 -O2)
+	BENCH=$serial refused_by c2c
+	[ "$stderr" = "bench: c2c: core-to-core latency needs two threads at once, atomic loads and stores, and pinning, and this build lacks OpenMP (rebuild with -fopenmp)" ]
+	run "$serial" info --json
+	assert_success
+	[ "$(jq -r '.build.modes | join(",")' <<<"$output")" = "stream,latency,all,info,mix,nodes" ]
+	run "$serial" mix $TINY
+	assert_success
+}
+
+@test "bench c2c: a pair whose thread ran on another CPU than it names is marked in the text, the JSON and the summary (C2C_MOVE_TEST)" {
+	needs_openmp
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	# the answering thread is moved onto the pinging thread's CPU once both
+	# are pinned: really running elsewhere, as a binding that did not hold
+	bin=$(build_variant c2cmove gcc -O2 -fopenmp -DC2C_MOVE_TEST=1 -DC2C_WINDOWS=3 -DC2C_WARM_NS=1e6)
+	run --separate-stderr taskset -c 0,1 "$bin" c2c --json
+	assert_success
+	run jq -r '.c2c.marked, (.c2c.pairs[0] | .on_cpus, (.b_ran_on | join(" "))),
+		(.c2c.summary[] | select(.pairs > 0) | "\(.relation) \(.pairs) \(.pairs_on_cpus) \(.median_ns)"),
+		(.warnings | length)' <<<"$output"
+	assert_line --index 0 1
+	assert_line --index 1 false
+	assert_line --index 2 '1 0'
+	assert_line --regexp '^[a-z]+ 1 0 null$'
+	assert_line --index 4 1
+	run --separate-stderr taskset -c 0,1 "$bin" c2c
+	assert_success
+	assert_line --regexp '^ +0 +[0-9.]+/[0-9.]+!$'
+	assert_line '  0-1: its threads ran on CPUs 0 then 0 and 1 then 0, not on 0 and 1'
+	assert_line 'WARNING: c2c pair 0-1 is marked: its threads ran on CPUs 0 then 0 and 1 then 0, not on 0 and 1'
+}
+
+@test "bench c2c: the pinging thread checks every number it reads; one the protocol never writes is caught, not timed (C2C_STRAY_TEST)" {
+	needs_openmp
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	bin=$(build_variant c2cstray gcc -O2 -fopenmp -DC2C_STRAY_TEST=100)
+	run --separate-stderr taskset -c 0,1 "$bin" c2c --json
+	assert_success
+	run jq -r '.c2c.pairs[0] | [.on_cpus, (.median_ns == null), .round_trips, .answered] | @tsv' <<<"$output"
+	assert_output "$(printf 'false\ttrue\t100\t100')"
+	run --separate-stderr taskset -c 0,1 "$bin" c2c
+	assert_line --regexp '^ +0 +bad line!$'
+	assert_line '  0-1: the line held a number neither thread writes, so nothing was measured'
 }

@@ -266,3 +266,43 @@ plot_bars() {
 	} >"$PLOT/bars.gp"
 	plot_both bars
 }
+
+# plot_heatmap NAME TITLE XLABEL YLABEL CELLS: a matrix as a heatmap, each
+# cell coloured by its value and written with its text.  Generic: any
+# matrix with row and column labels (c2c's CPUs; the node matrices').
+# CELLS holds a line per cell, tab-separated: row label, column label,
+# value (a number, or NaN for no colour) and text, the labels and text
+# already passed through gp_text by the caller's jq.  Rows and columns go
+# in the order they first appear, the first row at the top, and their
+# labels reach gnuplot as data (xtic/ytic from files), never in the
+# script; TITLE, XLABEL and YLABEL are the caller's own fixed words.
+plot_heatmap() {
+	local name=$1 title=$2 xlabel=$3 ylabel=$4 cells=$5 size nr nc any
+	[ -s "$cells" ] || return 0
+	size=$(awk -F'\t' -v x="$PLOT/$name-x.dat" -v y="$PLOT/$name-y.dat" \
+		-v v="$PLOT/$name.dat" -v l="$PLOT/$name-labels.dat" '
+		BEGIN { OFS = "\t"; nr = nc = 0 }
+		NF < 4 { next }
+		!(($1) in ri) { ri[$1] = nr; print nr, $1 > y; nr++ }
+		!(($2) in ci) { ci[$2] = nc; print nc, $2 > x; nc++ }
+		{ val[ci[$2], ri[$1]] = $3; print ci[$2], ri[$1], $4 > l; any = any || $3 != "NaN" }
+		END {
+			for (r = 0; r < nr; r++) for (c = 0; c < nc; c++)
+				print c, r, ((c, r) in val ? val[c, r] : "NaN") > v
+			print nr, nc, any + 0
+		}' "$cells")
+	read -r nr nc any <<<"$size"
+	is_uint "$nr" && is_uint "$nc" && [ "$nr" -gt 0 ] && [ "$nc" -gt 0 ] || return 0
+	{
+		printf 'set title "%s"\nset xlabel "%s"\nset ylabel "%s"\n' "$title" "$xlabel" "$ylabel"
+		printf 'set xrange [-0.5:%d-0.5]\nset yrange [%d-0.5:-0.5]\n' "$nc" "$nr"
+		printf 'set xtics scale 0\nset ytics scale 0\nset key off\n'
+		printf 'set palette defined (0 "#ffffe0", 1 "#ffb347", 2 "#e34a33")\n'
+		printf 'plot '
+		# gnuplot refuses an image with no number at all
+		[ "$any" = 1 ] && printf '"%s.dat" using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette, ' "$name"
+		printf '"%s-labels.dat" using 1:2:3 with labels, ' "$name"
+		printf '"%s-x.dat" using 1:(NaN):xtic(2) with points, "%s-y.dat" using (NaN):1:ytic(2) with points\n' "$name" "$name"
+	} >"$PLOT/$name.gp"
+	plot_both "$name"
+}

@@ -103,3 +103,34 @@ summary_latency_table() {
 	jq -r '"| \(.step) | \(.params | to_entries | map(.value | tostring) | join(" ")) | \(.status) |"' \
 		"$RESULTS_DIR"/step-*.json
 }
+
+# SUMMARY_JQ_MD: md, jq's text as a Markdown table cell (control
+# characters made spaces, a backslash and | escaped, < > & as entities:
+# the summary is read rendered); n1, a number to one decimal, else "-".
+# shellcheck disable=SC2016 # jq programs, not shell expansions
+SUMMARY_JQ_MD='def md: tostring | gsub("[[:cntrl:]]"; " ") | gsub("\\\\"; "\\\\")
+	| gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\\|"; "\\|");
+	def n1: if type == "number" then (. * 10 | round / 10 | tostring) else "-" end;'
+
+# summary_mix_table: bench mix's table, a row per step and mix: plain and
+# streaming MB/s (best repetition); a step that failed shows none.
+summary_mix_table() {
+	printf '| Step | Mix | Kernel | R:W | Plain MB/s | Streaming MB/s | Status |\n'
+	printf '| ---: | --- | --- | --- | ---: | ---: | --- |\n'
+	jq -r "$SUMMARY_JQ_MD"'
+		. as $r | if (.bench.mix.rows // []) == [] then "| \(.step) | - | - | - | - | - | \(.status | md) |"
+		else .bench.mix.rows[] | "| \($r.step) | \(.mix | md) | \(.kernel | md) | \(.reads | md):\(.writes | md) | \(if $r.exit_status == 0 then (.plain.best_mbs | n1) else "-" end) | \(if $r.exit_status == 0 then (.nt.best_mbs | n1) else "-" end) | \($r.status | md) |" end' \
+		"$RESULTS_DIR"/step-*.json
+}
+
+# summary_c2c_table: bench c2c's summary, a row per step and relation of
+# its CPUs: pairs, the least minimum and the median of the medians, over
+# the cells that ran on their CPUs; then how many cells were marked.
+summary_c2c_table() {
+	printf '| Step | Relation | Pairs | On their CPUs | Min ns | Median ns | Status |\n'
+	printf '| ---: | --- | ---: | ---: | ---: | ---: | --- |\n'
+	jq -r "$SUMMARY_JQ_MD"'
+		. as $r | if (.bench.c2c.summary // []) == [] then "| \(.step) | - | - | - | - | - | \(.status | md) |"
+		else .bench.c2c.summary[] | "| \($r.step) | \(.relation | md) | \(.pairs | md) | \(.pairs_on_cpus | md) | \(if $r.exit_status == 0 then (.min_ns | n1) else "-" end) | \(if $r.exit_status == 0 then (.median_ns | n1) else "-" end) | \($r.status | md)\(if ($r.bench.c2c.marked // 0) > 0 then ", \($r.bench.c2c.marked | md) cells marked" else "" end) |" end' \
+		"$RESULTS_DIR"/step-*.json
+}

@@ -49,6 +49,8 @@ static elem_t span_want(int k, int x, int i, elem_t q)
 	case K_TRIAD: return x == 0 ? b + q * c : span_start(x, i);
 	case K_WRITE: return x == 2 ? q : span_start(x, i);
 	case K_NSTREAM: return x == 0 ? a + b + q * c : span_start(x, i);
+	case K_AXPY: return x == 2 ? c + q * a : span_start(x, i);
+	case K_UPDATE: return x == 1 ? q * b : span_start(x, i);
 	default: return span_start(x, i);
 	}
 }
