@@ -101,7 +101,7 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		'a b/c') [ -d "$MEMBENCH_RESULTS/a-b-c" ] ;;
 		*) [ -d "$MEMBENCH_RESULTS/unnamed-host" ] ;;
 		esac || { ls -A "$MEMBENCH_RESULTS"; return 1; }
-		[ "$(ls -A "$MEMBENCH_RESULTS" | wc -l)" -eq 1 ]
+		[ "$(find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ]
 	done
 	run grep -h '^# run on ' "$MEMBENCH_RESULTS"/*/*/summary.md
 	assert_output '# run on unnamed-host'
