@@ -10731,6 +10731,7 @@ struct nodes_cell {
 	int bind_err;     /* the errno the kernel refused the binding with */
 	double value;     /* ns per load, or best MB/s */
 	double median;    /* bandwidth: median MB/s */
+	double worst;     /* bandwidth: the slowest repetition's MB/s */
 	int stable;       /* latency: the windows agreed before the cap */
 	int valid;        /* bandwidth: the row's run validated */
 	int nran;         /* CPUs seen, two a thread (start, end) */
@@ -10986,6 +10987,7 @@ static void nodes_bandwidth_column(const struct options *o,
 			nodes_judge_pages(nr, c, node);
 			c->value = bytes / r.min_t[k] / 1e6;
 			c->median = bytes / r.med_t[k] / 1e6;
+			c->worst = bytes / r.max_t[k] / 1e6;
 			c->valid = r.valid;
 			c->page_kib = 0;
 			c->huge_pct = -1; /* unknown until an array says */
@@ -11572,6 +11574,7 @@ static void nodes_json_cell(const struct nodes_run *nr,
 		json_bool("stable", c->stable);
 	} else {
 		json_num("median", c->median);
+		json_num("worst", c->worst);
 		json_bool("validated", c->valid);
 	}
 	json_open("ran_on", '[');
