@@ -79,6 +79,19 @@ setup() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" = 12 ]
 	[ "$(grep -cFxf "$BATS_TEST_TMPDIR/want" "$NODES/summary.md")" = 12 ]
 	grep -qF "| 1 | read | $F1 | $F2 | - | MB/s | refused (Invalid argument) | ok |" "$NODES/summary.md"
+	# a cell that did not hold says what did not: its record changed, the
+	# summary made again from it
+	jq --argjson n "$N0" '.bench.nodes.matrices[0].cells |= map(if .mem_node == $n then
+		(if .cpu_node == $n then .cpus_held = false else .pages_held = false end) | .held = false else . end)
+		| .bench.nodes.matrices[1].cells |= map(if .mem_node == $n and .cpu_node == $n then .pages_known = false | .held = false else . end)' \
+		"$NODES/step-001.json" >"$BATS_TEST_TMPDIR/s.json"
+	mv "$BATS_TEST_TMPDIR/s.json" "$NODES/step-001.json"
+	run bash -c '. "$1/harness/lib.sh"; RESULTS_DIR=$2 summary_nodes_table' sh "$MEMBENCH_ROOT" "$NODES"
+	assert_success
+	assert_line --regexp "^\| 1 \| latency \| $N0 \| $N0 \| [0-9.]+ \| ns \| NO: threads ran elsewhere \| ok \|\$"
+	assert_line --regexp "^\| 1 \| latency \| $F1 \| $N0 \| [0-9.]+ \| ns \| NO: pages elsewhere \| ok \|\$"
+	assert_line --regexp "^\| 1 \| read \| $N0 \| $N0 \| [0-9.]+ \| MB/s \| unknown: pages \| ok \|\$"
+	assert_line --regexp "^\| 1 \| read \| $F1 \| $N0 \| [0-9.]+ \| MB/s \| yes \| ok \|\$"
 }
 
 @test "harness/run refuses --bind for nodes in one line, before it changes anything" {
