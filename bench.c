@@ -3588,6 +3588,9 @@ static void format_mapping(char *buf, size_t len, const struct page_report *pr,
  * comes from /proc/kpageflags where readable (root), else from smaps;
  * the NUMA node of each page from move_pages(2) in query mode. */
 #define PHYS_MAX_NODES SHAPE_MAX_NODES
+/* node_pages[] has one more slot: the pages whose node the kernel would
+ * not say (move_pages cannot see a page NUMA balancing is scanning) */
+#define NODE_UNKNOWN PHYS_MAX_NODES
 #define PHYS_BATCH 4096 /* pagemap entries read at once */
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN ((1ULL << 55) - 1)
@@ -3607,13 +3610,15 @@ struct phys_report {
 	int huge_known;                 /* kpageflags was readable */
 	unsigned long long huge;        /* pages kpageflags marks huge */
 	int nodes_known;
-	unsigned long long node_pages[PHYS_MAX_NODES];
+	unsigned long long node_pages[PHYS_MAX_NODES + 1]; /* and NODE_UNKNOWN */
 };
 
 /* Pages per NUMA node of [lo, lo + pages * page), one base page at a
  * time, asked of the kernel (os_page_nodes: move_pages(2) in query
- * mode), into count[] (by node id, ids below PHYS_MAX_NODES); 0 when it
- * will not say (a kernel without NUMA, another OS). */
+ * mode), into count[] (by node id; a page it gives no node for, as one
+ * NUMA balancing is scanning, or one on a node id of PHYS_MAX_NODES or
+ * more, in count[NODE_UNKNOWN]); 0 when it will not say at all (a
+ * kernel without NUMA, another OS). */
 static int page_nodes(uintptr_t lo, unsigned long long pages,
 		      unsigned long page, unsigned long long *count)
 {
@@ -3621,8 +3626,11 @@ static int page_nodes(uintptr_t lo, unsigned long long pages,
 	unsigned long long other = 0, absent = 0;
 	for (i = 0; i < PHYS_MAX_NODES; i++)
 		ids[i] = i;
-	return os_page_nodes(lo, pages, page, ids, PHYS_MAX_NODES, count,
-			     &other, &absent) == 0;
+	if (os_page_nodes(lo, pages, page, ids, PHYS_MAX_NODES, count, &other,
+			  &absent) != 0)
+		return 0;
+	count[NODE_UNKNOWN] += other + absent;
+	return 1;
 }
 
 #ifdef __linux__
@@ -4186,6 +4194,7 @@ struct system_info {
 	const char *line_source; /* where the OS said so */
 	const struct machine_shape *shape; /* packages, cores, nodes */
 	struct mem_policy policy;          /* the NUMA policy bench runs under */
+	int numa_balancing;                /* kernel.numa_balancing; -1 unknown */
 };
 
 static const char *compiler_name(void)
@@ -4627,6 +4636,11 @@ static void collect_system(struct system_info *si)
 	si->phys_mem = physical_memory();
 	si->shape = machine_shape();
 	memory_policy(&si->policy);
+	/* automatic NUMA balancing moves pages toward the CPUs that use
+	 * them, after first touch placed them */
+	snprintf(path, sizeof(path), "%s/sys/kernel/numa_balancing", procfs_root());
+	si->numa_balancing = read_first_line(path, line, sizeof(line)) == 0 &&
+			     isdigit((unsigned char)line[0]) ? atoi(line) : -1;
 
 	/* x86 says "model name", POWER "cpu", Arm "CPU part"/"Hardware". */
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
@@ -5185,7 +5199,13 @@ static void print_system_text(const struct system_info *si)
 	       si->governor[0] ? si->governor : "not available on this machine");
 	print_shape_text(si->shape);
 	describe_policy(&si->policy, buf, sizeof(buf));
-	printf("Memory policy: %s\n", buf);
+	printf("Memory policy: %s", buf);
+	if (si->numa_balancing > 0)
+		printf("; NUMA balancing on (the kernel moves pages toward the "
+		       "CPUs that use them)");
+	else if (si->numa_balancing == 0)
+		printf("; NUMA balancing off");
+	printf("\n");
 }
 
 static void json_build(void)
@@ -5348,6 +5368,8 @@ static void json_system(const struct system_info *si)
 	json_str("timestamp", si->timestamp);
 	json_shape(si->shape);
 	json_policy(&si->policy);
+	json_int_or_null("numa_balancing", si->numa_balancing >= 0,
+			 si->numa_balancing);
 	json_close('}');
 }
 
@@ -5469,6 +5491,10 @@ static void phys_print(const char *prefix, const char *name,
 			       100.0 * (double)pr->node_pages[n] / (double)pr->pages);
 			first = 0;
 		}
+		if (pr->node_pages[NODE_UNKNOWN])
+			printf("%s node unknown %.0f%%", first ? "," : "",
+			       100.0 * (double)pr->node_pages[NODE_UNKNOWN] /
+			       (double)pr->pages);
 	}
 	printf("\n");
 }
@@ -5515,8 +5541,10 @@ static void phys_json(const char *key, const struct phys_report *pr,
 			json_int(k, (long long)pr->node_pages[n]);
 		}
 		json_close('}');
+		json_int("node_pages_unknown", (long long)pr->node_pages[NODE_UNKNOWN]);
 	} else {
 		json_str("node_pages", NULL);
+		json_str("node_pages_unknown", NULL);
 	}
 	json_close('}');
 }
@@ -5993,7 +6021,7 @@ struct stream_run {
 	double pass_us;     /* one untimed pass over a[], microseconds */
 	size_t span_bytes;  /* threads' spans split on pages of this size; 0 cache lines */
 	int nodes_known;    /* node_pages[] was asked (a machine of several nodes) */
-	unsigned long long node_pages[3][PHYS_MAX_NODES]; /* base pages per node */
+	unsigned long long node_pages[3][PHYS_MAX_NODES + 1]; /* base pages per node, and NODE_UNKNOWN */
 	double *times;  /* [kernel][rep] */
 	double *sums;   /* [kernel][rep]: a SUM kernel's total */
 	double *expect; /* [kernel][rep]: what the replay expects of it */
@@ -6414,10 +6442,14 @@ static void print_placement_text(const struct options *o,
 			for (n = 0; n < PHYS_MAX_NODES; n++)
 				all += r->node_pages[i][n];
 			printf("%s %c", i ? ";" : "", array_names[i]);
+			all += r->node_pages[i][NODE_UNKNOWN];
 			for (n = 0; n < PHYS_MAX_NODES; n++)
 				if (r->node_pages[i][n])
 					printf(" node %d %.0f%%", n,
 					       100.0 * (double)r->node_pages[i][n] / (double)all);
+			if (r->node_pages[i][NODE_UNKNOWN])
+				printf(" node unknown %.0f%%", 100.0 *
+				       (double)r->node_pages[i][NODE_UNKNOWN] / (double)all);
 		}
 		printf("\n");
 	}
@@ -6691,8 +6723,11 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 				json_int(key, (long long)r->node_pages[i][n]);
 			}
 			json_close('}');
+			json_int("node_pages_unknown",
+				 (long long)r->node_pages[i][NODE_UNKNOWN]);
 		} else {
 			json_str("node_pages", NULL);
+			json_str("node_pages_unknown", NULL);
 		}
 		if (o->placement)
 			phys_json("physical", &r->phys[i], r->pages[i].huge_pct);
@@ -7531,9 +7566,10 @@ static void stream_where(struct stream_run *r)
 {
 	const struct machine_shape *m = machine_shape();
 	unsigned long page = (unsigned long)os_page_bytes();
-	int tnode[PHYS_MAX_NODES], i, n, local = 0, remote = 0;
-	char pl[256], tl[256];
+	int tnode[PHYS_MAX_NODES], i, n, local = 0, remote = 0, nbig = 0;
+	char pl[256], tl[256], big[16] = "";
 	int pn[PHYS_MAX_NODES], npn = 0, ntn = 0;
+	unsigned long big_kib = 0;
 	if (m->nnodes < 2)
 		return;
 	r->nodes_known = 1;
@@ -7544,12 +7580,19 @@ static void stream_where(struct stream_run *r)
 		memset(r->node_pages[i], 0, sizeof(r->node_pages[i]));
 		r->nodes_known &= page_nodes(lo, pages, page, r->node_pages[i]);
 		if (r->pages[i].known && (size_t)r->pages[i].page_kib * 1024 >
-		    (r->span_bytes ? r->span_bytes : (size_t)page))
-			warn("array %c got %lu KiB pages, larger than the pages its "
-			     "threads' spans were split on: a page two threads "
-			     "share sits on one of their nodes", array_names[i],
-			     r->pages[i].page_kib);
+		    (r->span_bytes ? r->span_bytes : (size_t)page)) {
+			snprintf(big + strlen(big), sizeof(big) - strlen(big), "%s%c",
+				 nbig++ ? ", " : "", array_names[i]);
+			big_kib = r->pages[i].page_kib;
+		}
 	}
+	if (nbig)
+		warn("array%s %s got %lu KiB pages, larger than the pages the "
+		     "threads' spans were split on (%s): a page two threads "
+		     "share sits on one of their nodes", nbig > 1 ? "s" : "", big,
+		     big_kib, r->span_bytes ? "pages of another size"
+		     : "cache lines, since the arrays have fewer such pages than "
+		       "the run has threads, or bench expected smaller pages");
 	if (!r->nodes_known)
 		return;
 	memset(tnode, 0, sizeof(tnode));
@@ -7568,7 +7611,8 @@ static void stream_where(struct stream_run *r)
 		local += here && tnode[n];
 		remote += here && !tnode[n];
 	}
-	if (local || !remote || !ntn)
+	if (local || !remote || !ntn || r->node_pages[0][NODE_UNKNOWN] ||
+	    r->node_pages[1][NODE_UNKNOWN] || r->node_pages[2][NODE_UNKNOWN])
 		return;
 	format_cpu_list(pl, sizeof(pl), pn, npn);
 	for (n = 0, ntn = 0; n < PHYS_MAX_NODES; n++)

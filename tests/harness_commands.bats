@@ -100,7 +100,7 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 		case "$name" in
 		'a b/c') [ -d "$MEMBENCH_RESULTS/a-b-c" ] ;;
 		*) [ -d "$MEMBENCH_RESULTS/unnamed-host" ] ;;
-		esac || { ls -A "$MEMBENCH_RESULTS"; return 1; }
+		esac || { find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1; return 1; }
 		[ "$(find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ]
 	done
 	run grep -h '^# run on ' "$MEMBENCH_RESULTS"/*/*/summary.md

@@ -45,7 +45,7 @@ EOF
 		fail "a line that is no verdict: $output"
 	fi
 	for cap in cc openmp make jq bats parallel clang-openmp libfuzzer aarch64-static aarch64-sve \
-		ppc64le-static valgrind gdb chromium openmpi mpich slurm; do
+		ppc64le-static valgrind gdb chromium openmpi mpich slurm machines; do
 		assert_line --regexp "^(ok|missing) +$cap( |\$)"
 	done
 	if [ "$n_missing" = 0 ]; then
@@ -183,4 +183,19 @@ make_var() {
 	listed=$(tr ' ' '\n' <<<"$output" | sed -n 's|.*/tests/||p')
 	assert_equal "$(sort <<<"$listed")" "$(cd "$MEMBENCH_ROOT/tests" && printf '%s\n' *.bats | sort)"
 	assert_equal "$(head -n "$(make_var SLOW_TESTS | wc -w)" <<<"$listed" | paste -sd' ')" "$(make_var SLOW_TESTS | xargs)"
+	# the emulated machines are their own target, never in make check
+	refute_output --partial machines
+	run make -n -C "$MEMBENCH_ROOT" check-machines
+	assert_success
+	assert_output --partial "tests/machines/machines.bats"
+	grep -q 'export BATS_NO_PARALLELIZE_WITHIN_FILE=true' "$MEMBENCH_ROOT/tests/machines/machines.bats"
+}
+
+@test "CI runs exactly the README's test command, and CONTRIBUTING names the same" {
+	local readme ci
+	readme=$(grep -E '^\./setup --test && make ' "$MEMBENCH_ROOT/README.md" | sed 's/ *#.*//')
+	[ -n "$readme" ]
+	ci=$(grep -v '^#' "$MEMBENCH_ROOT/.ci/run" | grep 'setup --test')
+	assert_equal "$ci" "$readme"
+	grep -qF "${readme#./setup --test && }" "$MEMBENCH_ROOT/CONTRIBUTING.md"
 }

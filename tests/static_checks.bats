@@ -14,11 +14,12 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 #   SC2015  `A && B || { echo why; return 1; }` is the failure idiom
 BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 
-@test "shellcheck: every script in harness/ (lib/ and slurm/ too), matrix/, release/, setup, .ci/run, tests/*.bash" {
+@test "shellcheck: every script in harness/ (lib/ and slurm/ too), matrix/, release/, setup, .ci/run, tests/*.bash, tests/machines/" {
 	need shellcheck
 	cd "$MEMBENCH_ROOT"
 	local f scripts=()
-	for f in harness/* harness/lib/* harness/slurm/* matrix/* release/* setup .ci/run tests/*.bash; do
+	for f in harness/* harness/lib/* harness/slurm/* matrix/* release/* setup .ci/run tests/*.bash \
+		tests/machines/* tests/machines/guest/*; do
 		[ -f "$f" ] || continue
 		case "$f" in *.sh | *.bash) ;; *) head -n 1 "$f" | grep -q '^#!.*sh' || continue ;; esac
 		scripts+=("$f")
@@ -31,7 +32,7 @@ BATS_EXCLUDES=SC2086,SC2154,SC2016,SC2015
 @test "shellcheck: every .bats file, with the documented excludes" {
 	need shellcheck
 	cd "$MEMBENCH_ROOT"
-	run shellcheck -x --shell=bash -e "$BATS_EXCLUDES" tests/*.bats
+	run shellcheck -x --shell=bash -e "$BATS_EXCLUDES" tests/*.bats tests/machines/*.bats
 	assert_success
 }
 

@@ -245,12 +245,18 @@ cpu_rows() {
 	run jq -c '.run | [.binding, .binding_rule]' <<<"$output"
 	assert_output '["from OMP_PROC_BIND=spread OMP_PLACES=cores","openmp_env"]'
 	run "$BENCH" info
-	assert_line "Memory policy: default (each page on the node of the CPU that first touches it)"
+	assert_line --regexp '^Memory policy: default \(each page on the node of the CPU that first touches it\)(; NUMA balancing (on|off).*)?$'
+	run jq -r '.system.numa_balancing' <<<"$("$BENCH" info --json)"
+	if [ -r /proc/sys/kernel/numa_balancing ]; then
+		assert_output "$(cat /proc/sys/kernel/numa_balancing)"
+	else
+		assert_output null
+	fi
 	need numactl
 	numactl --membind=0 true 2>/dev/null || skip "numactl cannot bind memory here"
 	numactl --membind=0 "$BENCH" $TINY -t 1 --json >"$BATS_TEST_TMPDIR/bind.json"
 	run jq -c '.system.memory_policy | [.mode, .nodes, .node_list]' "$BATS_TEST_TMPDIR/bind.json"
 	assert_output '["bind",[0],"0"]'
 	run numactl --interleave=0 "$BENCH" info
-	assert_line "Memory policy: interleave, node 0"
+	assert_line --regexp '^Memory policy: interleave, node 0(;|$)'
 }

@@ -36,7 +36,7 @@ shape_read() {
 		for x in "${w[@]:1}"; do [[ $x =~ $num ]] && [ ${#x} -le 6 ] || ok=0; done
 		case "${w[0]}:${#w[@]}:$ok" in
 		smp:4:1) SHAPE_SOCKETS=${w[1]} SHAPE_CORES=${w[2]} SHAPE_THREADS=${w[3]} ;;
-		node:3:1) SHAPE_NODES+=("${w[1]}") SHAPE_NODE_MIB[${w[1]}]=${w[2]} ;;
+		node:3:1) SHAPE_NODES+=("${w[1]}") SHAPE_NODE_MIB[w[1]]=${w[2]} ;;
 		place:3:1) SHAPE_PLACES+=("${w[1]} ${w[2]} -") ;;
 		place:4:1) SHAPE_PLACES+=("${w[1]} ${w[2]} ${w[3]}") ;;
 		hotplug:4:1) SHAPE_HOTPLUG+=("${w[1]} ${w[2]} ${w[3]}") ;;

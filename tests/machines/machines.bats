@@ -1,0 +1,352 @@
+#!/usr/bin/env bats
+# The emulated machines (make check-machines; docs/testing.md): each shape
+# in tests/machines/shapes is booted once under QEMU (software emulation,
+# Debian's cloud kernel, an initramfs of this tree's bench and harness),
+# runs tests/machines/guest/checks, and these tests assert on what its
+# console printed.  No test asserts a speed: emulated bandwidth swings 28x
+# between repetitions.
+
+load ../test_helper
+load machines_helper
+
+setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+	command -v qemu-system-x86_64 >/dev/null || return 0
+	boot_machines
+}
+
+setup() { need_machines; }
+
+# expected_shape: "cpu package core thread node" of each CPU as the
+# guest's kernel says (lscpu): core named by its lowest CPU, thread its
+# place among the core's CPUs.
+expected_shape() {
+	cpu_map | sort -n | awk '
+		{ cpu[NR] = $1; core[NR] = $2; sock[NR] = $3; node[NR] = $4
+		  if (!($2 in first)) first[$2] = $1; rank[NR] = seen[$2]++ }
+		END { for (i = 1; i <= NR; i++) print cpu[i], sock[i], first[core[i]], rank[i], node[i] }'
+}
+
+@test "every shape boots, runs every check to its end, and every command in it succeeds" {
+	local s bad name
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		bad=$(grep '^@@@ end ' "$LOG" | grep -v ' rc=0$' || :)
+		[ -z "$bad" ] || { echo "checks that failed in the guest:"; echo "$bad"; return 1; }
+		for name in machine.lscpu info.json bind.t1.json presets sweep pages.all.json pages.omp.json \
+			mapping.thp.json settings make-run; do
+			[ "$(section_rc "$name")" = 0 ] || { echo "check $name did not run"; return 1; }
+		done
+	done
+}
+
+@test "info's topology is the guest kernel's and the shape's: packages, cores, SMT siblings, nodes with their CPUs and memory" {
+	local s info n want got mib bytes cpus sock core
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		info=$(section_json info.json)
+		# CPU by CPU, against the kernel's own account (lscpu)
+		diff <(expected_shape) <(jq -r '.system.topology.cpu[] | "\(.id) \(.package) \(.core) \(.thread) \(.node)"' <<<"$info")
+		# the totals, against what QEMU was told
+		run jq -c '.system.topology | [.known, .packages, .cores, .threads_per_core, .cpus]' <<<"$info"
+		assert_output "[true,$SHAPE_SOCKETS,$((SHAPE_SOCKETS * SHAPE_CORES)),$SHAPE_THREADS,$(shape_cpus)]"
+		run jq -r '[.system.numa.nodes[].id] | join(" ")' <<<"$info"
+		assert_output "$(printf '%s\n' "${SHAPE_NODES[@]}" | sort -n | paste -sd' ')"
+		for n in "${SHAPE_NODES[@]}"; do
+			# the CPUs the shape places on node n, and their packages
+			want=0
+			for p in "${SHAPE_PLACES[@]}"; do
+				read -r pn sock core <<<"$p"
+				[ "$pn" = "$n" ] || continue
+				if [ "$core" = - ]; then want=$((want + SHAPE_CORES * SHAPE_THREADS)); else want=$((want + SHAPE_THREADS)); fi
+				run jq -r --argjson n "$n" --argjson p "$sock" \
+					'[.system.topology.cpu[] | select(.node == $n) | .package] | unique | index($p) != null' <<<"$info"
+				assert_output true
+			done
+			cpus=$(jq -r --argjson n "$n" '.system.numa.nodes[] | select(.id == $n) | .cpus | length' <<<"$info")
+			[ "$cpus" = "$want" ] || { echo "node $n: $cpus CPUs, the shape places $want"; return 1; }
+			# the kernel keeps some of a node's memory for itself
+			mib=${SHAPE_NODE_MIB[$n]}
+			bytes=$(jq -r --argjson n "$n" '.system.numa.nodes[] | select(.id == $n) | .memory_bytes' <<<"$info")
+			[ "$bytes" -le $((mib << 20)) ] && [ "$bytes" -ge $((mib * 3 << 18)) ] ||
+				{ echo "node $n: $bytes bytes of memory, the shape gives it $mib MiB"; return 1; }
+		done
+		# the guest's init turned NUMA balancing off, and info says so
+		section info | grep -qx 'Memory policy: default (each page on the node of the CPU that first touches it); NUMA balancing off'
+		# the text says the same
+		got=$(section info | grep -c '^NUMA node ')
+		[ "$got" = "${#SHAPE_NODES[@]}" ]
+		section info | grep -qx "Topology: $SHAPE_SOCKETS package[s]*, $((SHAPE_SOCKETS * SHAPE_CORES)) cores, $(shape_cpus) CPUs online, .*"
+	done
+}
+
+# spread_ok JSON [runtime]: bench's default binding in run JSON: one
+# thread a core while there are cores, the packages in proportion to
+# their cores, the threads in package order, none moved; on the kernel's
+# CPU map.  runtime: the OpenMP runtime's spread over cores, which binds
+# a thread to a core (it may move between the core's siblings) and may
+# start the pattern at any core (thread 0 stays where it was).
+spread_ok() {
+	local json=$1 runtime=${2:-}
+	jq -r '.run.threads[] | "\(.thread) \(.cpu) \(.cpu_end)"' <<<"$json" |
+		awk -v map="$(cpu_map)" -v runtime="$runtime" '
+		BEGIN { n = split(map, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], f, " "); core[f[1]] = f[3] "." f[2]; sock[f[1]] = f[3]
+				if (!(f[3] "." f[2] in cs)) { cs[f[3] "." f[2]] = 1; ncores++; pc[f[3]]++ } ncpus++ } }
+		{ t[NR] = $1; c[NR] = $2
+		  if ($2 != $3 && (runtime == "" || core[$2] != core[$3])) { print "thread " $1 " moved from CPU " $2 " to " $3; bad = 1 }
+		  if (!($2 in core)) { print "thread " $1 " on CPU " $2 ", not online"; bad = 1 } }
+		END { T = NR
+			for (i = 1; i <= T; i++) { oncpu[c[i]]++; oncore[core[c[i]]]++; onpkg[sock[c[i]]]++
+				if (runtime == "" && i > 1 && sock[c[i]] < sock[c[i - 1]]) { print "thread " t[i] " is on an earlier package than thread " t[i - 1]; bad = 1 } }
+			lo = int(T / ncores); hi = lo + (T % ncores ? 1 : 0)
+			for (k in cs) if ((oncore[k] + 0) < lo || (oncore[k] + 0) > hi) {
+				print "core " k " runs " (oncore[k] + 0) " threads, not " lo "-" hi; bad = 1 }
+			if (T <= ncpus) for (k in oncpu) if (oncpu[k] > 1) { print "CPU " k " runs " oncpu[k] " threads"; bad = 1 }
+			for (p in pc) { share = T * pc[p] / ncores; d = (onpkg[p] + 0) - share
+				if (d > 1 || d < -1) { print "package " p " runs " (onpkg[p] + 0) " threads, its cores share is " share; bad = 1 } }
+			exit bad }'
+}
+
+@test "bench's default binding: one thread a core, spread over every package before SMT siblings, and says so (defect 1)" {
+	local s t json cores ncpus
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		ncpus=$(cpu_map | wc -l)
+		cores=$((SHAPE_SOCKETS * SHAPE_CORES))
+		for t in 1 2 3 $((cores / 2)) "$cores" "$ncpus"; do
+			[ "$t" -ge 1 ] && [ "$t" -le "$ncpus" ] || continue
+			echo "-- bench -t $t"
+			json=$(section_json "bind.t$t.json")
+			run jq -r '[.run.binding_rule, .run.threads_counted] | join(" ")' <<<"$json"
+			assert_output "spread_cores $t"
+			spread_ok "$json"
+			section "bind.t$t" | grep -q "^Binding: auto, spread over cores as OMP_PROC_BIND=spread OMP_PLACES=cores would: $t threads\{0,1\} on "
+		done
+		# the issue's case: -t 4 on 2 sockets runs on four cores, two a socket
+		if [ "$cores" = 4 ] && [ "$SHAPE_SOCKETS" = 2 ]; then
+			run jq -r '[.run.threads[].package] | sort | join(" ")' <<<"$(section_json bind.t4.json)"
+			assert_output "0 0 1 1"
+		fi
+	done
+}
+
+@test "an OpenMP binding of the user's own wins, and the Binding line keeps every variable (defect 3)" {
+	local s cores json
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		cores=$((SHAPE_SOCKETS * SHAPE_CORES))
+		section "bind-omp.t$cores" | grep -qx 'Binding: from OMP_PROC_BIND=spread OMP_PLACES=cores'
+		json=$(section_json "bind-omp.t$cores.json")
+		run jq -r '.run.binding_rule' <<<"$json"
+		assert_output openmp_env
+		# libgomp's spread over cores: one thread a core, as bench's own
+		spread_ok "$json" runtime
+	done
+}
+
+@test "each harness preset puts its threads where it says, verified from the CPUs they ran on" {
+	local s i last c0 c1
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		last=$(cpu_map | tail -n 1 | cut -d' ' -f1)
+		# close, spread, then the list "last,0": two threads each
+		for i in 1 2 3; do
+			run jq -r '[.status, .binding.verified, .bench.run.threads_counted] | join(" ")' <<<"$(section_json "presets.step-00$i.json")"
+			assert_output "ok true 2"
+		done
+		# close: one core's two siblings, where the shape has SMT
+		read -r c0 c1 < <(jq -r '[.bench.run.threads[].cpu] | join(" ")' <<<"$(section_json presets.step-001.json)")
+		if [ "$SHAPE_THREADS" -gt 1 ]; then
+			[ "$(cpu_map | awk -v c="$c0" '$1 == c { print $3 "." $2 }')" = "$(cpu_map | awk -v c="$c1" '$1 == c { print $3 "." $2 }')" ] ||
+				{ echo "close put its threads on CPUs $c0 and $c1, not one core's siblings"; return 1; }
+		fi
+		# spread: two packages, where the shape has them
+		read -r c0 c1 < <(jq -r '[.bench.run.threads[].cpu] | join(" ")' <<<"$(section_json presets.step-002.json)")
+		if [ "$SHAPE_SOCKETS" -gt 1 ]; then
+			[ "$(cpu_map | awk -v c="$c0" '$1 == c { print $3 }')" != "$(cpu_map | awk -v c="$c1" '$1 == c { print $3 }')" ] ||
+				{ echo "spread put its threads on CPUs $c0 and $c1, one package"; return 1; }
+		fi
+		run jq -r '[.bench.run.threads[].cpu] | join(" ")' <<<"$(section_json presets.step-003.json)"
+		assert_output "$last 0"
+	done
+}
+
+@test "a thread sweep to every CPU: each step validates, on CPUs of its own, and the last uses them all" {
+	local s steps i json t cpus ncpus
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		ncpus=$(cpu_map | wc -l)
+		steps=$(section sweep | grep -c '^| [0-9]')
+		[ "$steps" -ge 3 ]
+		for ((i = 1; i <= steps; i++)); do
+			json=$(section_json "sweep.step-$(printf %03d "$i").json")
+			run jq -r '[.status, .binding.verified, .bench.validation.ok] | join(" ")' <<<"$json"
+			assert_output "ok true true"
+			t=$(jq -r '.bench.run.threads_counted' <<<"$json")
+			cpus=$(jq -r '[.bench.run.threads[].cpu] | unique | length' <<<"$json")
+			[ "$cpus" = "$t" ] || { echo "step $i: $t threads on $cpus CPUs"; return 1; }
+		done
+		[ "$t" = "$ncpus" ]
+		[ "$(jq -r '[.bench.run.threads[].cpu] | sort | join(" ")' <<<"$json")" = "$(cpu_map | cut -d' ' -f1 | sort -n | paste -sd' ')" ]
+	done
+}
+
+# pages_ok JSON: every huge page of each array on the node of the threads
+# that use most of it (their equal shares of the elements), counted in
+# base pages from --placement's node_pages, on the kernel's CPU map.  A
+# page within 1% of an even split may be on either side.
+pages_ok() {
+	local json=$1 i
+	for i in 0 1 2; do
+		jq -r --argjson i "$i" '.run as $r | $r.arrays[$i] |
+			"\($r.array_size) \($r.bytes_per_element) \(.address) \(.bytes) \(.huge_pct) \(.page_kib)",
+			([$r.threads[].cpu] | join(" ")),
+			(.physical.node_pages | to_entries | map("\(.key)=\(.value)") | join(" "))' <<<"$json" |
+		awk -v map="$(cpu_map)" -v name="$i" '
+			function hex(s,   v, k, d) { v = 0; s = tolower(substr(s, 3))
+				for (k = 1; k <= length(s); k++) { d = index("0123456789abcdef", substr(s, k, 1)) - 1; v = v * 16 + d }
+				return v }
+			BEGIN { n = split(map, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); node[f[1]] = f[4] } }
+			NR == 1 { N = $1; e = $2; A = hex($3); bytes = $4; huge = $5; P = $6 * 1024 }
+			NR == 2 { T = split($0, cpu, " ") }
+			NR == 3 { k = split($0, kv, " "); for (i = 1; i <= k; i++) { split(kv[i], p, "="); got[p[1]] = p[2] } }
+			END {
+				if (huge < 100 || P != 2097152) { print "array " name ": " huge "% on " P / 1024 " KiB pages, not all on 2 MiB ones"; exit 1 }
+				lo4 = int(A / 4096) * 4096; hi4 = int((A + bytes + 4095) / 4096) * 4096
+				for (pg = int(A / P) * P; pg < A + bytes; pg += P) {
+					plo = (pg - A) / e; phi = (pg + P - A) / e
+					if (plo < 0) plo = 0; if (phi > N) phi = N
+					delete own; best = ""; all = phi - plo
+					for (t = 1; t <= T; t++) {
+						tlo = N * (t - 1) / T; thi = N * t / T
+						a = (tlo > plo ? tlo : plo); b = (thi < phi ? thi : phi)
+						if (b > a) own[node[cpu[t]]] += b - a }
+					for (nd in own) if (best == "" || own[nd] > own[best]) best = nd
+					base = ((pg + P < hi4 ? pg + P : hi4) - (pg > lo4 ? pg : lo4)) / 4096
+					if (own[best] < 0.51 * all) slack += base; else want[best] += base }
+				for (nd in want) seen[nd] = 1; for (nd in got) seen[nd] = 1
+				for (nd in seen) { d = (got[nd] + 0) - (want[nd] + 0)
+					if (d > slack || -d > slack) { print "array " name ": node " nd " holds " (got[nd] + 0) " base pages, its threads use most of " (want[nd] + 0) " (slack " slack ")"; bad = 1 } }
+				exit bad }' || return 1
+	done
+}
+
+@test "first touch puts every 2 MiB page on the node of the threads that use most of it (defect 2)" {
+	local s step
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		[ "${#SHAPE_NODES[@]}" -gt 1 ] || continue
+		for step in pages.all pages.cores pages.omp; do
+			[ -n "$(section_rc "$step.json")" ] || continue # cores == CPUs: no pages.cores
+			echo "-- $step"
+			pages_ok "$(section_json "$step.json")"
+		done
+		# bench's own spans were split on the pages
+		run jq -r '.run.span_bytes' <<<"$(section_json pages.all.json)"
+		assert_output 2097152
+	done
+}
+
+# node_pages JSON ARRAY_INDEX: "node=pages ..." of --placement's account.
+node_pages() {
+	jq -r --argjson i "$2" '.run.arrays[$i].physical.node_pages | to_entries | map("\(.key)=\(.value)") | join(" ")' <<<"$1"
+}
+
+@test "numactl's --membind, --interleave and --preferred put each array's pages where they say, and an all-remote run says so (defect 3)" {
+	local s json other first i all nodes mem
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		[ "${#SHAPE_NODES[@]}" -gt 1 ] || continue
+		policy_nodes
+		first=$POLICY_FIRST other=$POLICY_OTHER
+		# --membind to another node than the threads': every page there, and a warning
+		json=$(section_json policy.remote.json)
+		run jq -c '[.system.memory_policy.mode, .system.memory_policy.nodes, ([.run.threads[].node] | unique)]' <<<"$json"
+		assert_output "[\"bind\",[$other],[$first]]"
+		for i in 0 1 2; do
+			[ "$(node_pages "$json" "$i" | sed 's/=[0-9]*//g')" = "$other" ] || { echo "membind: array $i: $(node_pages "$json" "$i")"; return 1; }
+		done
+		section policy.remote | grep -qx "Memory policy: bind, node $other; NUMA balancing off"
+		section policy.remote | grep -qx "WARNING: every page of the arrays is on node $other and every thread runs on node $first: all of this run's memory is remote (see the Memory policy line)"
+		jq -e '.warnings | any(test("all of this run.s memory is remote"))' <<<"$json" >/dev/null
+		# --preferred: there too, since it has room
+		json=$(section_json policy.preferred.json)
+		for i in 0 1 2; do
+			[ "$(node_pages "$json" "$i" | sed 's/=[0-9]*//g')" = "$other" ] || { echo "preferred: array $i: $(node_pages "$json" "$i")"; return 1; }
+		done
+		section policy.preferred | grep -qx "Memory policy: preferred, node $other; NUMA balancing off"
+		# --interleave=all: every node with memory gets its turn, a huge page at a time
+		json=$(section_json policy.interleave.json)
+		mem=$(printf '%s\n' "${SHAPE_NODES[@]}" | sort -n | paste -sd' ')
+		for i in 0 1 2; do
+			all=$(node_pages "$json" "$i")
+			nodes=$(tr ' ' '\n' <<<"$all" | cut -d= -f1 | paste -sd' ')
+			[ "$nodes" = "$mem" ] || { echo "interleave: array $i on nodes '$nodes', not all of '$mem': $all"; return 1; }
+			tr ' ' '\n' <<<"$all" | cut -d= -f2 | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { exit hi - lo > 1024 }' ||
+				{ echo "interleave: array $i unevenly: $all"; return 1; }
+		done
+		# the harness's --numa: the same through its own numactl
+		json=$(section_json numa.step-001.json)
+		run jq -r '[.status, .bench.system.memory_policy.mode] | join(" ")' <<<"$json"
+		assert_output "ok bind"
+		for i in 0 1 2; do
+			[ "$(node_pages "$(jq -c .bench <<<"$json")" "$i" | sed 's/=[0-9]*//g')" = "$other" ]
+		done
+		# and a run under no policy says so
+		section pages.all | grep -qx 'Memory policy: default (each page on the node of the CPU that first touches it); NUMA balancing off'
+	done
+}
+
+@test "each Mapping line gives its own array's range, and bench's arrays keep mappings of their own (defect 4)" {
+	local s step json i name addr bytes
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		for step in mapping.thp mapping.mmap; do
+			json=$(section_json "$step.json")
+			for i in 0 1 2; do
+				name=$(jq -r ".run.arrays[$i].name" <<<"$json")
+				addr=$(jq -r ".run.arrays[$i].address" <<<"$json")
+				bytes=$(jq -r ".run.arrays[$i].bytes" <<<"$json")
+				section "$step" | grep -q "^Mapping $name: $(printf '%x-%x' "$addr" $((addr + bytes))) (15.3 MiB) in " ||
+					{ echo "$step: no Mapping $name line for its own range"; section "$step" | grep '^Mapping'; return 1; }
+			done
+			run jq -c '[.run.arrays[].mapping.shared_with] | add' <<<"$json"
+			assert_output '[]'
+		done
+	done
+}
+
+@test "SMT off and THP never hold during the run and are put back after it" {
+	local s json
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		json=$(section_json settings.step-001.json)
+		run jq -r '[.status, .bench.system.topology.threads_per_core, .bench.system.topology.cpus, .bench.system.thp] | join(" ")' <<<"$json"
+		if [ "$SHAPE_THREADS" -gt 1 ]; then
+			assert_output "ok 1 $((SHAPE_SOCKETS * SHAPE_CORES)) never"
+			section settings | grep -q 'smt: off (was on), verified'
+		else
+			# no SMT to turn off: the harness says so, and runs
+			assert_output "ok; smt skipped 1 $(shape_cpus) never"
+		fi
+		[ "$(section settings.after)" = "$(section machine.smt; section machine.thp)" ] ||
+			{ echo "before:"; section machine.smt; section machine.thp; echo "after:"; section settings.after; return 1; }
+	done
+}
+
+@test "make run finishes with its summary, a machine without a name files results under unnamed-host, and --placement's nodes reach the summary (defect 5)" {
+	local s other
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		section make-run | grep -q '^| run | not set | '
+		section make-run | grep -q '^Solution Validates'
+		[ "$(section make-run.dir | cut -d/ -f1)" = unnamed-host ]
+		[ "$(section settings.dir | cut -d/ -f1)" = unnamed-host ]
+		if [ "${#SHAPE_NODES[@]}" -gt 1 ]; then
+			policy_nodes
+			other=$POLICY_OTHER
+			section numa | grep -q "^| numa | not set | .* | 2048 KiB 100% huge on node $other 100% | "
+		fi
+	done
+}
