@@ -14,7 +14,7 @@ load test_helper
 	run "$ctags" -x --c-kinds=f "$MEMBENCH_ROOT/bench.c"
 	assert_success
 	funcs=$(printf '%s\n' "$output" | awk '{ print $1 }' | sort -u)
-	for f in main stream_mode latency_mode all_mode info_mode plan_mode \
+	for f in main stream_mode latency_mode all_mode info_mode plan_mode mix_mode c2c_mode \
 		parse_options alloc_plan lat_analyse; do
 		grep -qx "$f" <<<"$funcs" || {
 			echo "ctags does not see $f"
