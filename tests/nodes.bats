@@ -234,3 +234,35 @@ SMALL="--buffer 4M -n 2"
 	run jq -r '[.nodes.alloc, ([.nodes.matrices[].cells[] | (.page_kib == 2048) == (.huge_pct >= 50)] | all)] | map(tostring) | join(" ")' <<<"$output"
 	assert_output 'thp true'
 }
+
+@test "--cpus cores: the first allowed CPU of each core, one thread a core; sockets: of each package; refused where the OS names no cores" {
+	two_cpus
+	local n0
+	n0=$(real_node)
+	# the two CPUs as SMT siblings of one core, on one package
+	fake_shape "$BATS_TEST_TMPDIR/sys" <<-EOF
+		cpu $CPU_A 0 $CPU_A,$CPU_B $n0
+		cpu $CPU_B 0 $CPU_A,$CPU_B $n0
+		node $n0 8388608 8388608
+	EOF
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run --separate-stderr "$BENCH" nodes $SMALL --cpus cores --matrix bandwidth --json
+	assert_success
+	run jq -c '[.nodes.rows[] | .cpus], [.nodes.matrices[].cells[] | .ran_on, .held]' <<<"$output"
+	assert_output "$(printf '[[%s]]\n[[%s,%s],true]' "$CPU_A" "$CPU_A" "$CPU_A")"
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run --separate-stderr "$BENCH" nodes $SMALL --cpus sockets --matrix latency --json
+	assert_success
+	run jq -c '[.nodes.rows[] | .cpus]' <<<"$output"
+	assert_output "[[$CPU_A]]"
+	# two cores: both CPUs
+	fake_shape "$BATS_TEST_TMPDIR/sys2" <<-EOF
+		cpu $CPU_A 0 $CPU_A $n0
+		cpu $CPU_B 0 $CPU_B $n0
+		node $n0 8388608 8388608
+	EOF
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys2 run --separate-stderr "$BENCH" nodes $SMALL --cpus cores --matrix latency --json
+	run jq -c '[.nodes.rows[] | .cpus]' <<<"$output"
+	assert_output "[[$CPU_A,$CPU_B]]"
+	rm -r "$BATS_TEST_TMPDIR/sys2/devices/system/cpu/cpu$CPU_B/topology"
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys2 refused_by nodes --cpus cores
+	[ "$stderr" = "bench: --cpus cores: the OS reports no topology (sysfs cpu*/topology), so bench cannot tell cores apart" ]
+}
