@@ -1197,12 +1197,13 @@ struct machine_shape {
 	struct shape_node nodes[SHAPE_MAX_NODES];
 };
 
-/* A list as sysfs writes CPUs and nodes ("0-3,8-11"; "" for none) into
- * ids[], at most max of them: how many it names (more than max when
- * they did not all fit), or -1 when s is no such list. */
+/* A list as sysfs writes CPUs and nodes ("0-3,8-11", ascending; "" for
+ * none) into ids[], at most max of them: how many it names (more than
+ * max when they did not all fit), or -1 when s is no such list. */
 static int parse_id_list(const char *s, int *ids, int max)
 {
 	int n = 0;
+	long last = -1;
 	while (*s) {
 		char *end;
 		long a, b;
@@ -1217,8 +1218,9 @@ static int parse_id_list(const char *s, int *ids, int max)
 			s = end;
 		}
 		/* a list names at most what a machine can have */
-		if (a > 1L << 20 || b > 1L << 20 || b < a)
+		if (a > 1L << 20 || b > 1L << 20 || b < a || a <= last)
 			return -1;
+		last = b;
 		for (; a <= b; a++, n++)
 			if (n < max)
 				ids[n] = (int)a;

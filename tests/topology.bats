@@ -153,9 +153,11 @@ cpu_rows() {
 
 @test "lists that are not lists, and a CPU without its topology, make the shape unknown, not wrong" {
 	local bad
-	for bad in '0-3,x' '3-1' '3-1,0' '0,,1' '-1' '0-' '0-99999999'; do
+	# (CPUs 0-2 exist: only the list is wrong; out of order, a lookup
+	# by number would miss)
+	for bad in '0-3,x' '3-1' '3-1,0' '0,,1' '-1' '0-' '0-99999999' '2,0-1' '0-2,2'; do
 		rm -rf "$BATS_TEST_TMPDIR/sys"
-		printf 'cpu 0 0 0 0\nnode 0 1024 512\n' | fake_shape "$BATS_TEST_TMPDIR/sys"
+		printf 'cpu 0 0 0 0\ncpu 1 0 1 0\ncpu 2 0 2 0\nnode 0 1024 512\n' | fake_shape "$BATS_TEST_TMPDIR/sys"
 		echo "$bad" >"$BATS_TEST_TMPDIR/sys/devices/system/cpu/online"
 		run jq -c '.t.known' <<<"$(shape_json)"
 		assert_output false
