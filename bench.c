@@ -2435,21 +2435,19 @@ static void opt_isa(const char *flag, const char *val, struct options *o)
 	o->isa = parse_isa(flag, val);
 }
 
-/* A list of CPUs or nodes as sysfs writes them (0-3,8), each named
- * once; how many it names.  Whether they exist is the run's to say. */
+/* A list of CPUs or nodes as sysfs writes them (0-3,8): ascending, so
+ * each is named once; how many it names.  Whether they exist is the
+ * run's to say. */
 static int opt_id_list(const char *flag, const char *val, const char *what,
 		       int *ids, int max)
 {
-	int n = parse_id_list(val, ids, max), i, j;
+	int n = parse_id_list(val, ids, max);
 	if (n <= 0)
-		die("%s: '%s' is not a list of %s ids (such as 0-3,8)%s", flag, val,
-		    what, strcmp(what, "CPU") == 0 ? ", cores or sockets" : "");
+		die("%s: '%s' is not a list of %s ids in ascending order (such as "
+		    "0-3,8)%s", flag, val, what,
+		    strcmp(what, "CPU") == 0 ? ", cores or sockets" : "");
 	if (n > max)
 		die("%s: '%s' names more than %d %ss", flag, val, max, what);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < i; j++)
-			if (ids[i] == ids[j])
-				die("%s: %s %d is named twice", flag, what, ids[i]);
 	return n;
 }
 

@@ -157,13 +157,15 @@ SMALL="--buffer 4M -n 2"
 	done; done)"
 }
 
-@test "bad input is one line and exit 2: a node that does not exist or is named twice, a list that is not one, a CPU that does not exist, what the mode cannot do" {
+@test "bad input is one line and exit 2: a node that does not exist, a list that is not one (out of order, a node twice), a CPU that does not exist, what the mode cannot do" {
 	refused_by nodes --nodes 999
 	[[ $stderr == "bench: --nodes: node 999 does not exist (this machine's nodes: "*")" ]]
 	refused_by nodes --nodes 0,0
-	[ "$stderr" = "bench: --nodes: node 0 is named twice" ]
+	[ "$stderr" = "bench: --nodes: '0,0' is not a list of node ids in ascending order (such as 0-3,8)" ]
 	refused_by nodes --nodes 1-x
-	[ "$stderr" = "bench: --nodes: '1-x' is not a list of node ids (such as 0-3,8)" ]
+	[ "$stderr" = "bench: --nodes: '1-x' is not a list of node ids in ascending order (such as 0-3,8)" ]
+	refused_by nodes --cpus 1,0
+	[ "$stderr" = "bench: --cpus: '1,0' is not a list of CPU ids in ascending order (such as 0-3,8), cores or sockets" ]
 	refused_by nodes --cpus 4095
 	[[ $stderr == "bench: --cpus: CPU 4095 does not exist (CPUs online: "*")" ]]
 	refused_by nodes --alloc hugetlb
