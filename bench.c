@@ -40,9 +40,11 @@
  *     20 The mode         plan, allocate, sweep, report; --curve-in
  *   The core-to-core program (bench c2c)
  *     21 Core             the CPUs, the ping-pong, the matrix, its report
+ *   The node matrices (bench nodes)
+ *     22 Nodes            rows, columns, binding, the cells, their report
  *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
- *     22 Cluster          nodes, barriers, the report's figures, its tables
- *   23 Entry: info, all, --plan, main
+ *     23 Cluster          nodes, barriers, the report's figures, its tables
+ *   24 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
 #define _GNU_SOURCE
@@ -470,6 +472,42 @@
 #define C2C_STRAY_TEST 0
 #endif
 
+/* -- Node matrices (bench nodes) -------------------------------------- */
+
+/* Each cell's buffer [--buffer]: the larger of NODES_MIN_BYTES and
+ * BENCH_LLC_FACTOR times all the reported last-level caches, so that it
+ * lies well past every cache, but no more than a quarter of the free
+ * memory of any node it is bound to (the bandwidth cell's three arrays,
+ * and room to spare).  The latency cell chases one such buffer, the
+ * bandwidth cell has three arrays of its size, as STREAM's. */
+#ifndef NODES_MIN_BYTES
+#define NODES_MIN_BYTES (256ULL << 20)
+#endif
+/* Allocation of the buffers [--alloc]: thp gives huge pages where THP is
+ * on (each cell says what it got); mmap base pages. */
+#ifndef NODES_ALLOC
+#define NODES_ALLOC "thp"
+#endif
+/* The bandwidth matrices' kernels [--kernels]: read only, as MLC's. */
+#ifndef NODES_KERNELS
+#define NODES_KERNELS "read"
+#endif
+/* The matrices [--matrix]: latency, bandwidth or both. */
+#ifndef NODES_MATRIX
+#define NODES_MATRIX "both"
+#endif
+/* Test-only: NODES_MISPLACE_TEST 1 leaves the buffers unbound while
+ * saying they were bound, so their pages land where the kernel's default
+ * puts them and a cell of another node must be marked; NODES_MOVE_TEST 1
+ * pins every thread to the allowed CPU after the one its cell names, so
+ * the cell must be marked as run elsewhere. */
+#ifndef NODES_MISPLACE_TEST
+#define NODES_MISPLACE_TEST 0
+#endif
+#ifndef NODES_MOVE_TEST
+#define NODES_MOVE_TEST 0
+#endif
+
 /* -- Fixed by this file (limits of its tables, not knobs) -------------- */
 
 #define BENCH_VERSION "0.1.0"
@@ -804,6 +842,24 @@ static int pin_to_cpu(int cpu)
 #endif
 }
 
+/* Let the calling thread run on any of cpus[0..n) again; 0, or -1
+ * where that cannot be done. */
+static int pin_to_cpus(const int *cpus, int n)
+{
+#if defined(__linux__) && defined(CPU_SETSIZE)
+	cpu_set_t set;
+	int i;
+	CPU_ZERO(&set);
+	for (i = 0; i < n; i++)
+		if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+			CPU_SET(cpus[i], &set);
+	return n > 0 ? sched_setaffinity(0, sizeof(set), &set) : -1;
+#else
+	(void)cpus;
+	(void)n;
+	return -1;
+#endif
+}
 /* Whether pin_to_cpu() can pin a thread here; and whether this build
  * can run bench c2c, which needs two threads at once (OpenMP), loads and
  * stores with acquire and release order (the compiler's __atomic
@@ -1446,6 +1502,104 @@ static const struct machine_shape *machine_shape(void)
 	return &m;
 }
 
+/* -- Binding to a node -------------------------------------------------
+ * Memory bound to one NUMA node, and the node each page really sits on,
+ * through the kernel's own calls (mbind(2) and move_pages(2) by
+ * syscall(), so no libnuma is needed and bench.c still builds with a
+ * bare compiler); threads are pinned with pin_to_cpu() above.  Where
+ * these calls do not exist (not Linux) HAVE_NODE_BIND is 0 and the work
+ * that needs them (bench nodes) is refused in one line. */
+#if defined(__linux__) && defined(CPU_SETSIZE) && defined(SYS_mbind) && \
+    defined(SYS_move_pages)
+#define HAVE_NODE_BIND 1
+#else
+#define HAVE_NODE_BIND 0
+#endif
+#define NODE_MASK_BITS 1024 /* node ids below this can be bound */
+#define NODE_QUERY_BATCH 4096 /* pages asked about at once */
+
+/* Bind [addr, addr + len), page-aligned and not yet touched, to node:
+ * every page faulted there from now on comes from that node's memory
+ * (MPOL_BIND).  0, or the errno the kernel answered with (EINVAL for a
+ * node with no memory, or one this process's cpuset excludes; ENOSYS
+ * where there is no such call). */
+static int os_bind_memory(void *addr, size_t len, int node)
+{
+#if HAVE_NODE_BIND
+	enum { WORD = CHAR_BIT * sizeof(unsigned long) };
+	unsigned long mask[NODE_MASK_BITS / WORD];
+	if (node < 0 || node >= NODE_MASK_BITS)
+		return EINVAL;
+	memset(mask, 0, sizeof(mask));
+	mask[node / WORD] = 1UL << (node % WORD);
+	/* MPOL_BIND is 2; the kernel reads maxnode - 1 bits of the mask */
+	if (syscall(SYS_mbind, addr, (unsigned long)len, 2, mask,
+		    (unsigned long)NODE_MASK_BITS + 1, 0) != 0)
+		return errno ? errno : EINVAL;
+	return 0;
+#else
+	(void)addr;
+	(void)len;
+	(void)node;
+	return ENOSYS;
+#endif
+}
+
+/* Where the pages of [lo, lo + pages * page) are, asked of the kernel
+ * (move_pages(2) with no target nodes is a query and moves nothing):
+ * count[k] gets the pages on node ids[k], *other those on any node not
+ * in ids, *absent those the kernel has no page for (never touched) or
+ * reports an error for.  0, or -1 when the kernel will not say (no NUMA
+ * support in it, or not Linux). */
+static int os_page_nodes(uintptr_t lo, unsigned long long pages,
+			 unsigned long page, const int *ids, int nids,
+			 unsigned long long *count, unsigned long long *other,
+			 unsigned long long *absent)
+{
+#if HAVE_NODE_BIND
+	void *addr[NODE_QUERY_BATCH];
+	int status[NODE_QUERY_BATCH];
+	unsigned long long i = 0;
+	while (i < pages) {
+		unsigned long long n = pages - i < NODE_QUERY_BATCH
+					       ? pages - i : NODE_QUERY_BATCH, k;
+		for (k = 0; k < n; k++)
+			addr[k] = (void *)(uintptr_t)(lo + (i + k) * page);
+		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
+			    status, 0) != 0)
+			return -1;
+		for (k = 0; k < n; k++) {
+			int s = status[k], at = -1, j;
+			if (s < 0) {
+				(*absent)++;
+				continue;
+			}
+			if (s < nids && ids[s] == s) /* ids 0..n-1: no search */
+				at = s;
+			for (j = 0; at < 0 && j < nids; j++)
+				if (ids[j] == s)
+					at = j;
+			if (at >= 0)
+				count[at]++;
+			else
+				(*other)++;
+		}
+		i += n;
+	}
+	return 0;
+#else
+	(void)lo;
+	(void)pages;
+	(void)page;
+	(void)ids;
+	(void)nids;
+	(void)count;
+	(void)other;
+	(void)absent;
+	return -1;
+#endif
+}
+
 /* The process's NUMA memory policy (get_mempolicy(2), by syscall: no
  * libnuma), which decides where pages go before first touch does:
  * numactl --membind, --interleave and --preferred set it.  The modes
@@ -1793,17 +1947,18 @@ static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 enum mode {
 	M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8,
 	M_MIX = 16, /* bandwidth by read:write mix (sections 12-13) */
-	M_C2C = 32  /* core-to-core latency (section 21) */
+	M_C2C = 32, /* core-to-core latency (section 21) */
+	M_NODES = 64 /* node-by-node latency and bandwidth (section 22) */
 };
 #define M_BW (M_STREAM | M_ALL | M_MIX) /* the bandwidth arrays' flags */
 #define M_KERNELS (M_STREAM | M_ALL)    /* STREAM's table: which, how stored */
 #define M_RUN (M_STREAM | M_LATENCY | M_ALL | M_MIX)
-#define M_ANY (M_RUN | M_INFO | M_C2C)
+#define M_ANY (M_RUN | M_INFO | M_C2C | M_NODES)
 #define M_LAT (M_LATENCY | M_ALL)
 /* The mode words, in enum mode's bit order. */
 static const char *const mode_names[] = {"stream", "latency", "all", "info",
-					 "mix", "c2c"};
-#define NMODES 6
+					 "mix", "c2c", "nodes"};
+#define NMODES 7
 
 /* Every setting of a run.  A flag's row in option_defs[] names the
  * field it sets; the fields no row names are set by the personalities
@@ -1842,6 +1997,11 @@ struct options {
 	long delays[LAT_MAX_DELAYS];
 	int placement;                    /* --placement */
 	const char *c2c_cpus;             /* --cpus: a list, cores or sockets */
+	/* bench nodes */
+	const char *node_list;            /* --nodes: a list; NULL: every node */
+	const char *cpu_list;             /* --cpus: a list; NULL: every CPU */
+	unsigned long long buffer;        /* --buffer bytes; 0: the default */
+	int matrix;                       /* --matrix: NODES_* bits */
 	double mhz; /* 0: measure */
 	const char *curve_in;
 	int ncurve_caches;                /* --caches: the curve's machine */
@@ -2246,6 +2406,13 @@ static const char *const bind_names[] = {"auto", "none"};
 static const int bind_values[] = {1, 0};
 static const struct opt_words bind_words =
 	WORDS("value", bind_names, bind_values);
+/* --matrix: bits of the matrices bench nodes measures */
+enum { NODES_LATENCY = 1, NODES_BANDWIDTH = 2 };
+static const char *const matrix_names[] = {"latency", "bandwidth", "both"};
+static const int matrix_values[] = {NODES_LATENCY, NODES_BANDWIDTH,
+				    NODES_LATENCY | NODES_BANDWIDTH};
+static const struct opt_words matrix_words =
+	WORDS("matrix", matrix_names, matrix_values);
 #ifdef BENCH_MPI
 static const char *const cluster_names[] = {"simultaneous", "sequential"};
 static const struct opt_words cluster_words =
@@ -2308,6 +2475,44 @@ static void opt_load_threads(const char *flag, const char *val,
 static void opt_isa(const char *flag, const char *val, struct options *o)
 {
 	o->isa = parse_isa(flag, val);
+}
+
+/* A list of CPUs or nodes as sysfs writes them (0-3,8): ascending, so
+ * each is named once; how many it names.  Whether they exist is the
+ * run's to say. */
+static int opt_id_list(const char *flag, const char *val, const char *what,
+		       int *ids, int max)
+{
+	int n = parse_id_list(val, ids, max);
+	if (n <= 0)
+		die("%s: '%s' is not a list of %s ids in ascending order (such as "
+		    "0-3,8)%s", flag, val, what,
+		    strcmp(what, "CPU") == 0 ? ", cores or sockets" : "");
+	if (n > max)
+		die("%s: '%s' names more than %d %ss", flag, val, max, what);
+	return n;
+}
+
+static void opt_node_list(const char *flag, const char *val, struct options *o)
+{
+	int ids[SHAPE_MAX_NODES];
+	opt_id_list(flag, val, "node", ids, SHAPE_MAX_NODES);
+	o->node_list = val;
+}
+
+/* --cpus: c2c's pairs (a list of two or more, cores or sockets) or
+ * nodes' rows (a list, cores or sockets); the mode is read before the
+ * flags, so each reads it its own way. */
+static void opt_cpus(const char *flag, const char *val, struct options *o)
+{
+	static int ids[SHAPE_MAX_CPUS];
+	if (o->mode != M_NODES) {
+		opt_c2c_cpus(flag, val, o);
+		return;
+	}
+	if (strcmp(val, "cores") != 0 && strcmp(val, "sockets") != 0)
+		opt_id_list(flag, val, "CPU", ids, SHAPE_MAX_CPUS);
+	o->cpu_list = val;
 }
 
 #ifdef BENCH_MPI
@@ -2402,26 +2607,27 @@ static const struct option_def option_defs[] = {
 	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
 	 "); auto: " XSTR(BENCH_LLC_FACTOR) "x the reported LLC"},
 	{"ntimes", 'n', "N", OPT_COUNT(2, 1000000), SETS(ntimes, ULL),
-	 DEF(NTIMES), M_BW,
+	 DEF(NTIMES), M_BW | M_NODES,
 	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
 	{"threads", 't', "N", OPT_COUNT(1, MAX_THREADS), SETS(threads, LONG),
-	 DEF_ZERO, M_RUN,
-	 "OpenMP threads (default: OMP_NUM_THREADS or all CPUs)"},
+	 DEF_ZERO, M_RUN | M_NODES,
+	 "OpenMP threads (default: OMP_NUM_THREADS or all CPUs; nodes: a "
+	 "node's CPUs)"},
 	{"offset", 0, "N", OPT_COUNT(0, 1u << 30), SETS(offset, ULL),
 	 DEF(OFFSET), M_BW,
 	 "elements added after each array (default " XSTR(OFFSET) ")"},
 	{"alloc", 0, "MODE", OPT_CALL(opt_alloc), SETS_NOTHING,
-	 DEF_KNOB(BENCH_ALLOC), M_RUN,
+	 DEF_KNOB(BENCH_ALLOC), M_RUN | M_NODES,
 	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
-	 ", latency " LAT_ALLOC ")"},
+	 ", latency " LAT_ALLOC ", nodes " NODES_ALLOC ")"},
 	{"kernels", 0, "LIST", OPT_CALL(parse_kernels), SETS_NOTHING,
-	 DEF_KNOB(BENCH_KERNELS), M_KERNELS,
-	 "comma list of " KERNEL_NAMES " or all"},
+	 DEF_KNOB(BENCH_KERNELS), M_KERNELS | M_NODES,
+	 "comma list of " KERNEL_NAMES " or all (nodes: " NODES_KERNELS ")"},
 	{"stores", 0, "plain|nt|auto", OPT_WORDS(store_words),
-	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_KERNELS,
+	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_KERNELS | M_NODES,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
 	{"isa", 0, "auto|generic|sse2|avx2|avx512|sve", OPT_CALL(opt_isa),
-	 SETS(isa, INT), DEF(ISA_UNSET), M_BW,
+	 SETS(isa, INT), DEF(ISA_UNSET), M_BW | M_NODES,
 	 "instruction set of the kernels; auto: the widest the CPU has "
 	 "(default: this build's own code with plain stores, as STREAM; auto "
 	 "with --stores nt or auto; env BENCH_ISA)"},
@@ -2463,10 +2669,21 @@ static const struct option_def option_defs[] = {
 	 "--load-threads' injected delays, idle-loop turns per chunk"},
 	{"placement", 0, NULL, OPT_SWITCH, SETS(placement, INT), DEF_ZERO,
 	 M_RUN, "report the arrays' physical pages (frames need root)"},
-	{"cpus", 0, "LIST|cores|sockets", OPT_CALL(opt_c2c_cpus),
-	 SETS(c2c_cpus, STR), DEF_ZERO, M_C2C,
-	 "c2c: the CPUs whose pairs are measured (default: every allowed "
-	 "CPU); cores, sockets: one per core, socket"},
+	{"cpus", 0, "LIST|cores|sockets", OPT_CALL(opt_cpus),
+	 SETS(c2c_cpus, STR), DEF_ZERO, M_C2C | M_NODES,
+	 "the CPUs to use (default: every allowed CPU): c2c's pairs, nodes' "
+	 "rows; cores, sockets: the first of each core, socket"},
+	{"nodes", 0, "LIST", OPT_CALL(opt_node_list), SETS(node_list, STR),
+	 DEF_ZERO, M_NODES,
+	 "nodes: the nodes of the matrices, such as 0-1,4 (default: every "
+	 "node)"},
+	{"buffer", 0, "SIZE", OPT_BYTES(1u << 20), SETS(buffer, ULL), DEF_ZERO,
+	 M_NODES,
+	 "nodes: bytes of each cell's buffer, K/M/G suffixes (default: "
+	 "max(256M, " XSTR(BENCH_LLC_FACTOR) "x LLC), capped by free memory)"},
+	{"matrix", 0, "latency|bandwidth|both", OPT_WORDS(matrix_words),
+	 SETS(matrix, INT), DEF_KNOB(NODES_MATRIX), M_NODES,
+	 "nodes: which matrices to measure (default " NODES_MATRIX ")"},
 	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT,
 	 "core clock for cycle counts (default: measured)"},
 	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
@@ -2495,8 +2712,9 @@ static const struct option_def option_defs[] = {
 	{"json", 0, NULL, OPT_SWITCH, SETS(json, INT), DEF_ZERO, M_ANY,
 	 "one JSON document on stdout"},
 	{"csv", 0, NULL, OPT_SWITCH, SETS(csv, INT), DEF_ZERO,
-	 M_STREAM | M_MIX | M_C2C,
-	 "a CSV header and one row per kernel (mix: row, c2c: pair) on stdout "
+	 M_STREAM | M_MIX | M_C2C | M_NODES,
+	 "a CSV header and one row per kernel (mix: row, c2c: pair, nodes: "
+	 "cell) on stdout "
 	 "instead of text"},
 	{"json-file", 0, "PATH", OPT_PATH, SETS(json_path, STR), DEF_ZERO,
 	 M_ANY, "also write the JSON document to PATH (text stays on stdout)"},
@@ -2516,13 +2734,15 @@ static void usage(FILE *f)
 	size_t i;
 	char left[64];
 	fprintf(f,
-		"usage: bench [stream|latency|all|info|mix|c2c] [options]\n"
+		"usage: bench [stream|latency|all|info|mix|c2c|nodes] [options]\n"
 		"  stream   STREAM-compatible bandwidth (default)\n"
 		"  latency  dependent-load latency sweep (lat_mem_rd format)\n"
 		"  all      bandwidth, then the latency summary\n"
 		"  info     what bench sees of its build and this machine\n"
 		"  mix      bandwidth by read:write mix, plain and streaming stores\n"
 		"  c2c      core-to-core latency: a line bounced between CPU pairs\n"
+		"  nodes    latency and bandwidth from each NUMA node's CPUs to "
+		"each node's memory\n"
 		"Run as `stream` (a copy or symlink) it takes no arguments, as "
 		"stream.c;\nrun as `lat_mem_rd`, or as `bench lat_mem_rd ARGS`, it "
 		"takes lat_mem_rd's\narguments and writes its curve on stderr.\n"
@@ -2705,7 +2925,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (strcmp(argv[1], mode_names[m]) == 0)
 				break;
 		if (m == NMODES)
-			die("unknown mode '%s' (stream, latency, all, info, mix, c2c)",
+			die("unknown mode '%s' (stream, latency, all, info, mix, c2c, "
+			    "nodes)",
 			    argv[1]);
 		o->mode = (enum mode)(1 << m);
 		i = 2;
@@ -3451,38 +3672,23 @@ struct phys_report {
 };
 
 /* Pages per NUMA node of [lo, lo + pages * page), one base page at a
- * time, asked of the kernel (move_pages(2) in query mode, by syscall: no
- * libnuma) for PHYS_BATCH pages at a time, into count[] (by node id; a
- * page it gives no node for, as one NUMA balancing is scanning, in
- * count[NODE_UNKNOWN]); 0 when it will not say at all (a kernel without
- * NUMA, another OS). */
+ * time, asked of the kernel (os_page_nodes: move_pages(2) in query
+ * mode), into count[] (by node id; a page it gives no node for, as one
+ * NUMA balancing is scanning, or one on a node id of PHYS_MAX_NODES or
+ * more, in count[NODE_UNKNOWN]); 0 when it will not say at all (a
+ * kernel without NUMA, another OS). */
 static int page_nodes(uintptr_t lo, unsigned long long pages,
 		      unsigned long page, unsigned long long *count)
 {
-#if defined(__linux__) && defined(SYS_move_pages)
-	void *addr[PHYS_BATCH];
-	int status[PHYS_BATCH];
-	unsigned long long i = 0;
-	while (i < pages) {
-		unsigned long long n = pages - i < PHYS_BATCH ? pages - i : PHYS_BATCH, k;
-		for (k = 0; k < n; k++)
-			addr[k] = (void *)(uintptr_t)(lo + (i + k) * page);
-		if (syscall(SYS_move_pages, 0, (unsigned long)n, addr, NULL,
-			    status, 0) != 0)
-			return 0;
-		for (k = 0; k < n; k++)
-			count[status[k] >= 0 && status[k] < PHYS_MAX_NODES
-			      ? status[k] : NODE_UNKNOWN]++;
-		i += n;
-	}
+	int ids[PHYS_MAX_NODES], i;
+	unsigned long long other = 0, absent = 0;
+	for (i = 0; i < PHYS_MAX_NODES; i++)
+		ids[i] = i;
+	if (os_page_nodes(lo, pages, page, ids, PHYS_MAX_NODES, count, &other,
+			  &absent) != 0)
+		return 0;
+	count[NODE_UNKNOWN] += other + absent;
 	return 1;
-#else
-	(void)lo;
-	(void)pages;
-	(void)page;
-	(void)count;
-	return 0;
-#endif
 }
 
 #ifdef __linux__
@@ -5094,6 +5300,8 @@ static void json_build(void)
 	json_str(NULL, "mix");
 	if (HAVE_C2C)
 		json_str(NULL, "c2c");
+	if (HAVE_NODE_BIND)
+		json_str(NULL, "nodes");
 	json_close(']');
 	json_close('}');
 }
@@ -5793,13 +6001,15 @@ static double run_kernel(enum kernel_id k, const struct arrays *ar, elem_t q,
 
 /* First touch, in parallel with the kernels' own split, so each page is
  * placed near the thread that will use it.  Threads are pinned here
- * (when bench pins: plan_binding) and report where they run.  On a page
- * grid each array is touched on its own page boundaries, the one
- * nearest each span's start: the arrays start at different offsets in
- * their pages (the stagger), so a span's boundary can cut one of an
+ * (when bench pins: plan_binding; or thread t to cpus[t % ncpus] when
+ * the caller names CPUs, as bench nodes does) and report where they run.
+ * On a page grid each array is touched on its own page boundaries, the
+ * one nearest each span's start: the arrays start at different offsets
+ * in their pages (the stagger), so a span's boundary can cut one of an
  * array's pages, which then goes to the thread that uses most of it.
  * phase[i]: the element where array i's first page boundary falls. */
-static void first_touch(const struct arrays *ar, int pin, const size_t *phase)
+static void first_touch(const struct arrays *ar, int pin, const int *cpus,
+			int ncpus, const size_t *phase)
 {
 	int counted = 0;
 #ifdef _OPENMP
@@ -5813,7 +6023,9 @@ static void first_touch(const struct arrays *ar, int pin, const size_t *phase)
 		x[0] = ar->a;
 		x[1] = ar->b;
 		x[2] = ar->c;
-		if (pin) {
+		if (cpus && ncpus > 0) {
+			pin_to_cpu(cpus[t % (size_t)ncpus]);
+		} else if (pin) {
 #ifdef _OPENMP
 #pragma omp single
 #endif
@@ -7260,17 +7472,20 @@ static void stream_spans(struct stream_run *r, size_t *phase)
 	r->span_bytes = page;
 }
 
-/* Before timing: first touch (placing and pinning), the page report,
- * the clock's granularity and STREAM's untimed pass that doubles a[],
- * then --stores auto's calibration. */
-static void stream_prepare(const struct options *o, struct stream_run *r)
+/* Before timing: first touch (placing, and pinning as bench pins, or
+ * thread t to cpus[t % ncpus] when the caller names CPUs), the page
+ * report, the clock's granularity and STREAM's untimed pass that doubles
+ * a[], then --stores auto's calibration.  bench nodes prepares each
+ * row's run here. */
+static void stream_prepare_on(const struct options *o, struct stream_run *r,
+			      const int *cpus, int ncpus)
 {
 	elem_t q = 3.0;
 	double t;
 	size_t phase[3];
 	int i;
 	stream_spans(r, phase);
-	first_touch(&r->ar, bench_pins(o), phase);
+	first_touch(&r->ar, bench_pins(o), cpus, ncpus, phase);
 	for (i = 0; i < 3; i++)
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
 	for (i = 0; o->placement && i < 3; i++)
@@ -7292,6 +7507,12 @@ static void stream_prepare(const struct options *o, struct stream_run *r)
 	}
 	r->pass_us = 1.0E6 * (now() - t);
 	choose_stores(o, r, q);
+}
+
+/* ... with the threads where bench pins them (plan_binding), if it does. */
+static void stream_prepare(const struct options *o, struct stream_run *r)
+{
+	stream_prepare_on(o, r, NULL, 0);
 }
 
 #if BENCH_CORRUPT_TEST
@@ -7331,7 +7552,7 @@ static void record_rep(struct stream_run *r, enum kernel_id k,
 }
 
 /* A hook the timed loop calls before each kernel's pass, with its
- * context: the cluster layer's barrier (section 22).  A plain run has
+ * context: the cluster layer's barrier (section 23).  A plain run has
  * none. */
 typedef void (*pass_hook)(void *ctx, int kernel, unsigned long long rep);
 
@@ -7429,38 +7650,6 @@ static struct stream_run *stream_again(const struct options *ob,
 	return b;
 }
 
-/* --best: after the standard run, the same arrays measured again with
- * each kernel's fastest method (--stores auto over every candidate). */
-static struct stream_run *stream_best(const struct options *o,
-				      const struct stream_run *r)
-{
-	struct options ob = *o;
-	ob.nt_stores = STORES_AUTO;
-	ob.bind = 0;
-	return stream_again(&ob, r);
-}
-
-/* The warning of arrays below STREAM's sizing rule, which a run whose
- * arrays fit in the caches measures the caches with. */
-static void warn_below_rule(const struct stream_run *r)
-{
-	char b1[48], b2[32];
-	if (!r->plan.rule_elems || r->n >= r->plan.rule_elems)
-		return;
-	format_bytes(b1, sizeof(b1), r->plan.llc);
-	if (r->plan.llc_instances > 1) {
-		char one[32];
-		memcpy(one, b1, sizeof(one));
-		snprintf(b1, sizeof(b1), "%d x %s", r->plan.llc_instances, one);
-	}
-	snprintf(b2, sizeof(b2), "%.1f MiB",
-		 (double)r->n * sizeof(elem_t) / 1048576.0);
-	warn("each array (%s) is smaller than %dx the reported last-level "
-	     "cache (%s); --size %llu or more follows STREAM's rule "
-	     "(VMs may report nonsense cache sizes)", b2, BENCH_LLC_FACTOR,
-	     b1, r->plan.rule_elems);
-}
-
 /* Where the pages and the threads are, on a machine of more than one
  * node: each array's base pages per node (move_pages), then the warning
  * when not one page is on a node any thread runs on (numactl --membind
@@ -7526,6 +7715,38 @@ static void stream_where(struct stream_run *r)
 	warn("every page of the arrays is on node%s %s and every thread runs on "
 	     "node%s %s: all of this run's memory is remote (see the Memory "
 	     "policy line)", npn == 1 ? "" : "s", pl, ntn == 1 ? "" : "s", tl);
+}
+
+/* --best: after the standard run, the same arrays measured again with
+ * each kernel's fastest method (--stores auto over every candidate). */
+static struct stream_run *stream_best(const struct options *o,
+				      const struct stream_run *r)
+{
+	struct options ob = *o;
+	ob.nt_stores = STORES_AUTO;
+	ob.bind = 0;
+	return stream_again(&ob, r);
+}
+
+/* The warning of arrays below STREAM's sizing rule, which a run whose
+ * arrays fit in the caches measures the caches with. */
+static void warn_below_rule(const struct stream_run *r)
+{
+	char b1[48], b2[32];
+	if (!r->plan.rule_elems || r->n >= r->plan.rule_elems)
+		return;
+	format_bytes(b1, sizeof(b1), r->plan.llc);
+	if (r->plan.llc_instances > 1) {
+		char one[32];
+		memcpy(one, b1, sizeof(one));
+		snprintf(b1, sizeof(b1), "%d x %s", r->plan.llc_instances, one);
+	}
+	snprintf(b2, sizeof(b2), "%.1f MiB",
+		 (double)r->n * sizeof(elem_t) / 1048576.0);
+	warn("each array (%s) is smaller than %dx the reported last-level "
+	     "cache (%s); --size %llu or more follows STREAM's rule "
+	     "(VMs may report nonsense cache sizes)", b2, BENCH_LLC_FACTOR,
+	     b1, r->plan.rule_elems);
 }
 
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
@@ -10879,7 +11100,1126 @@ static int c2c_mode(const struct options *o, const struct system_info *si)
 #endif
 
 /* ======================================================================
- * 22 Cluster (bench-mpi: built with -DBENCH_MPI; without the macro
+ * The node matrices (bench nodes).  MLC's latency and bandwidth
+ * matrices, run where they say: for each pair of a node whose CPUs run
+ * (a row) and a node whose memory is read (a column), the latency
+ * program's chase and the bandwidth program's kernels over buffers bound
+ * to the column's node, each cell checked for where its threads ran and
+ * where its pages lay.
+ * ====================================================================== */
+
+/* ======================================================================
+ * 22 Nodes.  The rows and columns from the machine's shape and the
+ * flags, the buffer's size from the columns' free memory, then column
+ * by column: bind (os_bind_memory), fault in, and for each row pin,
+ * measure with sections 14-16 (a chase) or 10-13 (a STREAM run), and
+ * ask the kernel where every page is (os_page_nodes).  A binding the
+ * kernel refuses is a cell that says so; a cell whose threads were seen
+ * on another CPU, or whose pages are not all on its node, is marked.
+ * ====================================================================== */
+
+/* A row: a node whose CPUs run the cell's threads, thread t on cpus[t];
+ * the latency chase runs on cpus[0]. */
+struct nodes_row {
+	int node;
+	int ncpus;
+	int *cpus;
+};
+
+/* A column: a node whose memory holds the cell's buffer; nodes without
+ * CPUs (CXL or HBM memory) are columns only. */
+struct nodes_col {
+	int node;
+	int ncpus;
+	int mem_known;
+	unsigned long long mem_bytes, free_bytes; /* read when sized */
+};
+
+/* One cell of one matrix. */
+struct nodes_cell {
+	int measured;     /* the binding held and the cell ran */
+	int bind_err;     /* the errno the kernel refused the binding with */
+	double value;     /* ns per load, or best MB/s */
+	double median;    /* bandwidth: median MB/s */
+	double worst;     /* bandwidth: the slowest repetition's MB/s */
+	int stable;       /* latency: the windows agreed before the cap */
+	int valid;        /* bandwidth: the row's run validated */
+	int nran;         /* CPUs seen, two a thread (start, end) */
+	int *ran;
+	int cpus_held;    /* each thread seen only on the CPU it was given */
+	int pages_known;  /* the kernel said where the pages are */
+	unsigned long long pages, absent, other;
+	unsigned long long *node_pages; /* per node of the shape, in its order */
+	int pages_held;   /* every page present and on the column's node */
+	unsigned long page_kib; /* 0, and huge_pct -1: smaps said nothing */
+	double huge_pct;
+};
+
+/* One matrix: latency, or one kernel's bandwidth. */
+struct nodes_matrix {
+	int latency;
+	int kernel;
+	struct nodes_cell *cells; /* row-major: [row * ncols + col] */
+};
+
+struct nodes_run {
+	int nrows, ncols;
+	struct nodes_row rows[SHAPE_MAX_NODES];
+	struct nodes_col cols[SHAPE_MAX_NODES];
+	char not_row[SHAPE_MAX_NODES][160]; /* why a CPU node is not a row */
+	int nnot_rows;
+	int nids, ids[SHAPE_MAX_NODES]; /* every node, for page counts */
+	int nallowed, allowed[MAX_THREADS];
+	unsigned long long bytes; /* each cell's buffer */
+	const char *bytes_rule;   /* "given", "default" or "capped" */
+	unsigned long long bytes_wanted; /* the default before its cap */
+	int capped_by;            /* the node whose free memory capped it */
+	enum alloc_mode alloc;
+	size_t stride;
+	int lat_on;            /* mx[0], latency, is measured */
+	int nmx;
+	struct nodes_matrix mx[NKERNELS + 1]; /* latency, then each kernel */
+	int isa;               /* the bandwidth run's instruction set */
+	const char *stores;    /* and its stores */
+	double min_tick_s;     /* the fewest seconds a kernel took */
+	double tick;
+	int invalid;           /* bandwidth cells that failed validation */
+};
+
+static struct nodes_cell *nodes_cell(const struct nodes_run *nr,
+				     const struct nodes_matrix *m, int row,
+				     int col)
+{
+	return &m->cells[(size_t)row * (size_t)nr->ncols + (size_t)col];
+}
+
+/* Pin the calling thread to cpu, or under the move-test build to the
+ * allowed CPU after it, so that the cell must be marked. */
+static int nodes_cpu_given(const struct nodes_run *nr, int cpu)
+{
+#if NODES_MOVE_TEST
+	int i;
+	for (i = 0; i < nr->nallowed; i++)
+		if (nr->allowed[i] == cpu)
+			return nr->allowed[(i + 1) % nr->nallowed];
+#endif
+	(void)nr;
+	return cpu;
+}
+
+/* Bind a region's whole mapping to node before anything touches it;
+ * 0 or the kernel's errno.  The misplace-test build binds nothing. */
+static int nodes_bind(const struct region *reg, int node)
+{
+#if NODES_MISPLACE_TEST
+	(void)reg;
+	(void)node;
+	return 0;
+#else
+	return os_bind_memory(reg->map, reg->maplen, node);
+#endif
+}
+
+/* Where the pages of [addr, addr + bytes) are, added to the cell. */
+static void nodes_count_pages(const struct nodes_run *nr, struct nodes_cell *c,
+			      const void *addr, size_t bytes)
+{
+	unsigned long page = (unsigned long)os_page_bytes();
+	uintptr_t lo = (uintptr_t)addr / page * page;
+	unsigned long long n = ((uintptr_t)addr + bytes - lo + page - 1) / page;
+	if (!c->pages_known)
+		return;
+	c->pages += n;
+	if (os_page_nodes(lo, n, page, nr->ids, nr->nids, c->node_pages,
+			  &c->other, &c->absent) != 0)
+		c->pages_known = 0;
+}
+
+/* The cell's verdict on its pages: all present and on node. */
+static void nodes_judge_pages(const struct nodes_run *nr, struct nodes_cell *c,
+			      int node)
+{
+	int k;
+	c->pages_held = 0;
+	if (!c->pages_known)
+		return;
+	for (k = 0; k < nr->nids; k++)
+		if (nr->ids[k] == node)
+			c->pages_held = c->absent == 0 && c->other == 0 &&
+					c->node_pages[k] == c->pages;
+}
+
+/* Start a cell's record: its CPUs seen (two a thread) and its pages. */
+static void nodes_cell_begin(const struct nodes_run *nr, struct nodes_cell *c,
+			     int threads)
+{
+	c->measured = 1;
+	c->bind_err = 0;
+	c->nran = 2 * threads;
+	c->ran = calloc((size_t)c->nran, sizeof(*c->ran));
+	c->node_pages = calloc((size_t)nr->nids, sizeof(*c->node_pages));
+	if (!c->ran || !c->node_pages)
+		die("out of memory for the node matrices");
+	c->pages = c->absent = c->other = 0;
+	c->pages_known = 1;
+}
+
+/* Whether the cell's threads, as seen at their start and end, each ran
+ * on the CPU named for it (named[t] for thread t), all n of them. */
+static void nodes_judge_cpus(struct nodes_cell *c, const int *named, int n)
+{
+	int t;
+	c->cpus_held = c->nran == 2 * n;
+	for (t = 0; t < c->nran / 2 && t < n; t++)
+		if (c->ran[2 * t] != named[t] || c->ran[2 * t + 1] != named[t])
+			c->cpus_held = 0;
+}
+
+/* Every cell of column col refused: the kernel would not bind there. */
+static void nodes_refused(struct nodes_run *nr, int col, int err, int latency)
+{
+	int m, i;
+	for (m = 0; m < nr->nmx; m++)
+		if (nr->mx[m].latency == latency)
+			for (i = 0; i < nr->nrows; i++) {
+				struct nodes_cell *c = nodes_cell(nr, &nr->mx[m], i, col);
+				c->measured = 0;
+				c->bind_err = err;
+			}
+}
+
+/* Column col's latency cells: one buffer bound to its node, faulted in
+ * and linked into one random cycle of lines, as bench latency does at
+ * one size; each row's first CPU chases it (section 16's windows), and
+ * the kernel is asked where its pages are after each. */
+static void nodes_latency_column(struct nodes_run *nr, int col)
+{
+	struct nodes_matrix *m = &nr->mx[0];
+	int node = nr->cols[col].node, err, i;
+	size_t lines = (size_t)(nr->bytes / nr->stride);
+	struct region reg;
+	struct lat_chain ch;
+	struct page_report pr;
+	void *head;
+	if (region_alloc(&reg, (size_t)nr->bytes, nr->alloc, 0, NULL) != 0)
+		die("--alloc %s: could not obtain %.1f MiB for the chase buffer on "
+		    "node %d (%s)", alloc_names[nr->alloc],
+		    (double)nr->bytes / 1048576.0, node, strerror(errno));
+	if ((err = nodes_bind(&reg, node)) != 0) {
+		nodes_refused(nr, col, err, 1);
+		region_free(&reg);
+		return;
+	}
+	memset(reg.data, 0, reg.bytes); /* fault in before timing */
+	page_report(reg.data, reg.bytes, &pr);
+	lat_rng = LAT_SEED; /* every column chases bench latency's order */
+	lat_chain_init(&ch, reg.data, (size_t)nr->bytes, nr->stride, P_RANDOM,
+		       lat_page_bytes());
+	head = lat_chain_build(&ch, lines);
+	lat_chain_verify(head, lines);
+	for (i = 0; i < nr->nrows; i++) {
+		struct nodes_cell *c = nodes_cell(nr, m, i, col);
+		struct lat_point pt;
+		memset(&pt, 0, sizeof(pt));
+		nodes_cell_begin(nr, c, 1);
+		pin_to_cpu(nodes_cpu_given(nr, nr->rows[i].cpus[0]));
+		c->ran[0] = current_cpu();
+		lat_time_point(&head, 1, &pt);
+		c->ran[1] = current_cpu();
+		c->value = pt.ns;
+		c->stable = pt.stable;
+		nodes_judge_cpus(c, nr->rows[i].cpus, 1);
+		nodes_count_pages(nr, c, reg.data, reg.bytes);
+		nodes_judge_pages(nr, c, node);
+		c->page_kib = pr.known ? pr.page_kib : 0;
+		c->huge_pct = pr.known ? pr.huge_pct : -1;
+	}
+	lat_chain_free(&ch);
+	region_free(&reg);
+}
+
+/* Column col's bandwidth cells: STREAM's three arrays bound to its
+ * node, and for each row a STREAM run of the chosen kernels by the
+ * row's CPUs, one thread each (section 13's prepare, repetitions,
+ * statistics and validation), then where every page of the arrays is. */
+static void nodes_bandwidth_column(const struct options *o,
+				   const struct system_info *si,
+				   struct nodes_run *nr, int col)
+{
+	struct options so = *o;
+	struct stream_run r;
+	int node = nr->cols[col].node, err = 0, i, k, m, a;
+	so.size = nr->bytes / sizeof(elem_t);
+	so.size_auto = 0;
+	so.offset = 0;
+	so.alloc = nr->alloc;
+	so.best = 0;
+	so.placement = 0;
+	memset(&r, 0, sizeof(r));
+	alloc_plan(&r.plan, &so, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
+	stream_allocate(&so, &r);
+	for (a = 0; a < 3 && !err; a++)
+		err = nodes_bind(&r.reg[a], node);
+	if (err) {
+		nodes_refused(nr, col, err, 0);
+		stream_release(&r);
+		return;
+	}
+	for (i = 0; i < nr->nrows; i++) {
+		const struct nodes_row *row = &nr->rows[i];
+		int given[MAX_THREADS], t;
+		for (t = 0; t < row->ncpus; t++)
+			given[t] = nodes_cpu_given(nr, row->cpus[t]);
+#ifdef _OPENMP
+		omp_set_num_threads(row->ncpus);
+#endif
+		stream_prepare_on(&so, &r, given, row->ncpus);
+		stream_repetitions(&so, &r, NULL, NULL);
+		stream_conclude(&so, &r, 1);
+		nr->invalid += !r.valid;
+		nr->isa = r.isa;
+		nr->stores = stores_used(&so, &r);
+		nr->tick = r.tick;
+		for (m = 1; m < nr->nmx; m++) {
+			struct nodes_cell *c = nodes_cell(nr, &nr->mx[m], i, col);
+			double bytes;
+			k = nr->mx[m].kernel;
+			bytes = kernel_bytes(k, r.n);
+			nodes_cell_begin(nr, c, threads_counted);
+			for (t = 0; t < threads_counted && t < MAX_THREADS; t++) {
+				c->ran[2 * t] = thread_cpu_start[t];
+				c->ran[2 * t + 1] = thread_cpu_end[t];
+			}
+			nodes_judge_cpus(c, row->cpus, row->ncpus);
+			for (a = 0; a < 3; a++)
+				nodes_count_pages(nr, c, r.reg[a].data, r.reg[a].bytes);
+			nodes_judge_pages(nr, c, node);
+			c->value = bytes / r.min_t[k] / 1e6;
+			c->median = bytes / r.med_t[k] / 1e6;
+			c->worst = bytes / r.max_t[k] / 1e6;
+			c->valid = r.valid;
+			c->page_kib = 0;
+			c->huge_pct = -1; /* unknown until an array says */
+			for (a = 0; a < 3; a++) /* the array least on huge pages */
+				if (r.pages[a].known && (c->huge_pct < 0 ||
+							 r.pages[a].huge_pct < c->huge_pct)) {
+					c->page_kib = r.pages[a].page_kib;
+					c->huge_pct = r.pages[a].huge_pct;
+				}
+			if (r.min_t[k] < nr->min_tick_s)
+				nr->min_tick_s = r.min_t[k];
+		}
+	}
+	stream_release(&r);
+}
+
+/* The column's memory now (free memory moves), as sysfs says it; the
+ * shape's account where the node has no meminfo of its own. */
+static void nodes_col_memory(const struct machine_shape *m, struct nodes_col *c)
+{
+	int k;
+	c->mem_known = node_memory(c->node, &c->mem_bytes, &c->free_bytes) == 0;
+	for (k = 0; !c->mem_known && k < m->nnodes; k++)
+		if (m->nodes[k].id == c->node && m->nodes[k].mem_known) {
+			c->mem_known = 1;
+			c->mem_bytes = m->nodes[k].mem_bytes;
+			c->free_bytes = m->nodes[k].free_bytes;
+		}
+}
+
+/* The nodes of the matrices: every node, or those --nodes names, each of
+ * which must exist. */
+static void nodes_plan_columns(const struct options *o,
+			       const struct machine_shape *m, struct nodes_run *nr)
+{
+	int want[SHAPE_MAX_NODES] = {0}, nwant = 0, i, k;
+	char list[SHAPE_LIST_CHARS];
+	for (k = 0; k < m->nnodes; k++)
+		nr->ids[nr->nids++] = m->nodes[k].id;
+	if (o->node_list) {
+		format_cpu_list(list, sizeof(list), nr->ids, nr->nids);
+		nwant = parse_id_list(o->node_list, want, SHAPE_MAX_NODES);
+		for (i = 0; i < nwant; i++) {
+			for (k = 0; k < nr->nids && nr->ids[k] != want[i]; k++)
+				;
+			if (k == nr->nids)
+				die("--nodes: node %d does not exist (this machine's "
+				    "nodes: %s)", want[i], list);
+		}
+	}
+	for (k = 0; k < m->nnodes; k++) {
+		struct nodes_col *c = &nr->cols[nr->ncols];
+		for (i = 0; i < nwant && want[i] != m->nodes[k].id; i++)
+			;
+		if (o->node_list && i == nwant)
+			continue;
+		c->node = m->nodes[k].id;
+		c->ncpus = m->nodes[k].ncpus;
+		nodes_col_memory(m, c);
+		nr->ncols++;
+	}
+}
+
+/* --cpus cores or sockets: the first CPU this process may use of each
+ * core (as MLC's -X runs one thread a core) or of each package, into
+ * named[]; how many.  Refused where the OS does not say which CPUs
+ * share a core or a package. */
+static int nodes_first_cpus(const struct machine_shape *m,
+			    const struct nodes_run *nr, const char *what,
+			    int *named)
+{
+	int by_core = what[0] == 'c', n = 0, i, j;
+	if (!m->topology_known)
+		die("--cpus %s: the OS reports no topology (sysfs cpu*/topology), "
+		    "so bench cannot tell %s apart", what, what);
+	for (i = 0; i < nr->nallowed; i++) {
+		const struct shape_cpu *c = shape_cpu(m, nr->allowed[i]);
+		if (!c)
+			continue;
+		for (j = 0; j < n; j++) {
+			const struct shape_cpu *d = shape_cpu(m, named[j]);
+			if (d->package == c->package && (!by_core || d->core == c->core))
+				break;
+		}
+		if (j == n)
+			named[n++] = c->id;
+	}
+	return n;
+}
+
+/* The rows: each column's node that has CPUs this process may use
+ * (and that --cpus names), at most -t of them; a node with CPUs that
+ * cannot be a row says why. */
+static void nodes_plan_rows(const struct options *o,
+			    const struct machine_shape *m, struct nodes_run *nr)
+{
+	static int named[SHAPE_MAX_CPUS], cpus[SHAPE_MAX_CPUS];
+	char list[SHAPE_LIST_CHARS];
+	int nnamed = 0, i, k, j;
+	nr->nallowed = allowed_cpus(nr->allowed, MAX_THREADS);
+	if (o->cpu_list && (strcmp(o->cpu_list, "cores") == 0 ||
+			    strcmp(o->cpu_list, "sockets") == 0)) {
+		nnamed = nodes_first_cpus(m, nr, o->cpu_list, named);
+	} else if (o->cpu_list) {
+		nnamed = parse_id_list(o->cpu_list, named, SHAPE_MAX_CPUS);
+		for (i = 0; i < nnamed; i++) {
+			if (!shape_cpu(m, named[i])) {
+				for (k = 0; k < m->ncpus; k++)
+					cpus[k] = m->cpus[k].id;
+				format_cpu_list(list, sizeof(list), cpus, m->ncpus);
+				die("--cpus: CPU %d does not exist (CPUs online: %s)",
+				    named[i], list);
+			}
+			for (k = 0; k < nr->nallowed && nr->allowed[k] != named[i]; k++)
+				;
+			if (k == nr->nallowed) {
+				format_cpu_list(list, sizeof(list), nr->allowed,
+						nr->nallowed);
+				die("--cpus: CPU %d is outside the CPUs this process may "
+				    "run on (%s)", named[i], list);
+			}
+		}
+	}
+	for (i = 0; i < nr->ncols; i++) {
+		struct nodes_row *r = &nr->rows[nr->nrows];
+		int n = shape_node_cpus(m, nr->cols[i].node, cpus, SHAPE_MAX_CPUS);
+		if (n == 0)
+			continue; /* memory only: a column alone */
+		r->node = nr->cols[i].node;
+		r->cpus = malloc((size_t)n * sizeof(*r->cpus));
+		if (!r->cpus)
+			die("out of memory for the node matrices");
+		r->ncpus = 0;
+		for (k = 0; k < n; k++) {
+			int ok = 0;
+			for (j = 0; j < nr->nallowed && !ok; j++)
+				ok = nr->allowed[j] == cpus[k];
+			for (j = 0; o->cpu_list && ok && j < nnamed; j++)
+				if (named[j] == cpus[k])
+					break;
+			if (ok && (!o->cpu_list || j < nnamed))
+				r->cpus[r->ncpus++] = cpus[k];
+		}
+		format_cpu_list(list, sizeof(list), cpus, n);
+		if (r->ncpus == 0) {
+			snprintf(nr->not_row[nr->nnot_rows++], sizeof(nr->not_row[0]),
+				 "node %d: none of its CPUs (%.96s) %s", r->node, list,
+				 o->cpu_list ? "is among --cpus"
+					     : "may be used by this process");
+			free(r->cpus);
+			continue;
+		}
+#ifndef _OPENMP
+		r->ncpus = 1; /* one thread: this build has no OpenMP */
+#endif
+		if (o->threads > 0 && r->ncpus > o->threads)
+			r->ncpus = (int)o->threads;
+		else if (o->threads > r->ncpus)
+			warn("node %d: -t %ld asks for more threads than its %d usable "
+			     "CPU%s; its row runs %d", r->node, o->threads, r->ncpus,
+			     r->ncpus == 1 ? "" : "s", r->ncpus);
+		nr->nrows++;
+	}
+	if (nr->nrows == 0)
+		die("mode nodes: no row for the matrices: %s",
+		    nr->nnot_rows ? nr->not_row[0]
+		    : "none of the nodes has CPUs (a row is a node whose CPUs run)");
+}
+
+/* Each cell's buffer: --buffer, which every column with memory must
+ * hold (the bandwidth cell's three arrays, or the chase buffer alone),
+ * or the default, well past every cache and capped so that a cell takes
+ * at most a quarter of a column's free memory (half, latency alone).
+ * A node with no memory at all is left to the kernel, whose refusal to
+ * bind there its cells report. */
+static void nodes_plan_size(const struct options *o,
+			    const struct system_info *si, struct nodes_run *nr)
+{
+	unsigned long long llc = reported_llc(si) *
+				 (unsigned long long)reported_llc_instances(si);
+	unsigned long long rule = stream_rule_elements(llc) * sizeof(elem_t);
+	unsigned long long need = o->matrix & NODES_BANDWIDTH ? 3 : 1;
+	char b1[32], b2[32], b3[32];
+	int i, line = reported_line(si);
+	nr->capped_by = -1;
+	if (o->buffer) {
+		nr->bytes = o->buffer;
+		nr->bytes_rule = "given";
+		for (i = 0; i < nr->ncols; i++) {
+			const struct nodes_col *c = &nr->cols[i];
+			if (!c->mem_known || c->mem_bytes == 0 ||
+			    nr->bytes <= c->free_bytes / need)
+				continue;
+			format_bytes(b1, sizeof(b1), nr->bytes);
+			format_bytes(b2, sizeof(b2), c->free_bytes);
+			format_bytes(b3, sizeof(b3), need * nr->bytes);
+			die("--buffer %s: node %d has %s free, less than the %s %s", b1,
+			    c->node, b2, b3, need == 3
+			    ? "a bandwidth cell's three arrays of that size take there"
+			    : "a chase buffer of that size takes there");
+		}
+	} else {
+		nr->bytes_wanted = rule > NODES_MIN_BYTES ? rule : NODES_MIN_BYTES;
+		nr->bytes_wanted = (nr->bytes_wanted + (1ULL << 20) - 1) >> 20 << 20;
+		nr->bytes = nr->bytes_wanted;
+		nr->bytes_rule = "default";
+		for (i = 0; i < nr->ncols; i++) {
+			const struct nodes_col *c = &nr->cols[i];
+			unsigned long long cap = c->free_bytes / (need + 1) >> 20 << 20;
+			if (!c->mem_known || c->mem_bytes == 0 || cap >= nr->bytes)
+				continue;
+			if (cap < (1ULL << 20)) {
+				format_bytes(b1, sizeof(b1), c->free_bytes);
+				die("node %d has %s free: too little for a cell's buffer "
+				    "(at least 1 MiB, %llu times over with room to spare)",
+				    c->node, b1, need);
+			}
+			nr->bytes = cap;
+			nr->bytes_rule = "capped";
+			nr->capped_by = c->node;
+		}
+	}
+	if (nr->bytes > address_space_bytes() / need) {
+		format_bytes(b1, sizeof(b1), nr->bytes);
+		die("--buffer %s: %llu such buffers are more than this %d-bit build "
+		    "can map", b1, need, (int)(sizeof(void *) * CHAR_BIT));
+	}
+	nr->stride = line >= (int)sizeof(void *) && line % (int)sizeof(void *) == 0
+		     ? (size_t)line : 64;
+	if (nr->bytes / nr->stride > UINT32_MAX) {
+		format_bytes(b1, sizeof(b1), nr->bytes);
+		die("--buffer %s: more than 2^32 lines of %zu bytes to chase", b1,
+		    nr->stride);
+	}
+	if (rule && nr->bytes < rule) {
+		format_bytes(b1, sizeof(b1), nr->bytes);
+		format_bytes(b2, sizeof(b2), llc);
+		warn("each cell's buffer (%s) is smaller than %dx the reported "
+		     "last-level caches (%s): a cell may read a cache, not memory",
+		     b1, BENCH_LLC_FACTOR, b2);
+	}
+}
+
+/* Everything bench nodes will do, decided and checked before anything
+ * is measured or printed: the flags' defaults for this mode, the
+ * columns, the rows, the buffer and the matrices.  Every refusal is one
+ * line here. */
+static void nodes_plan(struct options *o, const struct system_info *si,
+		       struct nodes_run *nr)
+{
+	int k;
+	memset(nr, 0, sizeof(*nr));
+	if (!HAVE_NODE_BIND)
+		die("mode nodes: this build cannot bind memory to a node (that "
+		    "needs Linux's mbind(2) and move_pages(2))");
+	if (!opt_given(o, "kernels"))
+		parse_kernels("NODES_KERNELS", NODES_KERNELS, o);
+	if (!opt_given(o, "alloc"))
+		o->alloc = (enum alloc_mode)opt_word("NODES_ALLOC", NODES_ALLOC,
+						     &alloc_words);
+	if (o->alloc != A_MMAP && o->alloc != A_THP)
+		die("--alloc %s: bench nodes binds each buffer to its node before "
+		    "the buffer is first touched, which it can do for mmap and thp",
+		    alloc_names[o->alloc]);
+	nr->alloc = o->alloc;
+	if (o->matrix & NODES_BANDWIDTH)
+		stream_check(o);
+	if (omp_binding_env())
+		warn("%s is set: bench nodes pins its own threads, and where the "
+		     "OpenMP runtime moved one its cell says so", omp_binding_env());
+	nodes_plan_columns(o, si->shape, nr);
+	nodes_plan_rows(o, si->shape, nr);
+	nodes_plan_size(o, si, nr);
+	nr->mx[0].latency = 1;
+	nr->lat_on = (o->matrix & NODES_LATENCY) != 0;
+	nr->nmx = 1;
+	for (k = 0; (o->matrix & NODES_BANDWIDTH) && k < NKERNELS; k++)
+		if (o->kernels & (1u << k))
+			nr->mx[nr->nmx++].kernel = k;
+	for (k = 0; k < nr->nmx; k++) {
+		nr->mx[k].cells = calloc((size_t)nr->nrows * (size_t)nr->ncols,
+					 sizeof(struct nodes_cell));
+		if (!nr->mx[k].cells)
+			die("out of memory for the node matrices");
+	}
+	nr->isa = run_isa(o);
+	nr->stores = store_names[o->nt_stores];
+	nr->min_tick_s = HUGE_VAL;
+}
+
+/* Measure every column: latency, then bandwidth; pins the calling
+ * thread back to every allowed CPU at the end. */
+static void nodes_measure(const struct options *o, const struct system_info *si,
+			  struct nodes_run *nr)
+{
+	int col;
+	for (col = 0; col < nr->ncols; col++) {
+		if (o->matrix & NODES_LATENCY)
+			nodes_latency_column(nr, col);
+		if (o->matrix & NODES_BANDWIDTH)
+			nodes_bandwidth_column(o, si, nr, col);
+	}
+	pin_to_cpus(nr->allowed, nr->nallowed);
+}
+
+/* -- The report: text like numactl -H's matrix, JSON and CSV from one run */
+
+/* A cell's mark: "!" when its threads ran elsewhere or its pages are not
+ * all on its node, "?" when the kernel did not say where its pages are. */
+static const char *nodes_mark(const struct nodes_cell *c)
+{
+	if (!c->cpus_held || (c->pages_known && !c->pages_held))
+		return "!";
+	return c->pages_known ? "" : "?";
+}
+
+static int nodes_held(const struct nodes_cell *c)
+{
+	return c->measured && c->cpus_held && c->pages_known && c->pages_held;
+}
+
+/* "latency" or the kernel's name: a matrix's name in every format. */
+static const char *nodes_matrix_name(const struct nodes_matrix *mx)
+{
+	return mx->latency ? "latency" : kernel_defs[mx->kernel].name;
+}
+
+/* The pages of a cell not on node, in words ("12 on node 0, 3 not
+ * present", sep between the parts); "" when there are none. */
+static void nodes_pages_elsewhere(const struct nodes_run *nr,
+				  const struct nodes_cell *c, int node,
+				  const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	int k;
+	buf[0] = '\0';
+	for (k = 0; k < nr->nids && used < len; k++)
+		if (nr->ids[k] != node && c->node_pages[k])
+			used += (size_t)snprintf(buf + used, len - used, "%s%llu on "
+						 "node %d", used ? sep : "",
+						 c->node_pages[k], nr->ids[k]);
+	if (c->other && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%s%llu on other "
+					 "nodes", used ? sep : "", c->other);
+	if (c->absent && used < len)
+		snprintf(buf + used, len - used, "%s%llu not present",
+			 used ? sep : "", c->absent);
+}
+
+/* The CPUs a cell's threads were seen on, in words: "0" or "0 then 1"
+ * for each thread, "; " between threads. */
+static void nodes_ran_text(const struct nodes_cell *c, char *buf, size_t len)
+{
+	size_t used = 0;
+	int t;
+	buf[0] = '\0';
+	for (t = 0; t < c->nran / 2 && used < len; t++) {
+		if (c->ran[2 * t] == c->ran[2 * t + 1])
+			used += (size_t)snprintf(buf + used, len - used, "%s%d",
+						 t ? "," : "", c->ran[2 * t]);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%d then %d",
+						 t ? "," : "", c->ran[2 * t],
+						 c->ran[2 * t + 1]);
+	}
+}
+
+/* The CPUs a cell's threads were given: one for latency, the row's all
+ * for bandwidth. */
+static int nodes_given(const struct nodes_matrix *mx, const struct nodes_row *r)
+{
+	return mx->latency ? 1 : r->ncpus;
+}
+
+static void nodes_print_matrix(const struct nodes_run *nr,
+			       const struct nodes_matrix *mx)
+{
+	char buf[64];
+	int i, j;
+	if (mx->latency)
+		printf("Idle latency (ns per load): rows are the nodes whose CPU "
+		       "chased, columns the nodes whose memory it read\n");
+	else
+		printf("Bandwidth of %s (MB/s): rows are the nodes whose CPUs read, "
+		       "columns the nodes whose memory they read\n",
+		       kernel_defs[mx->kernel].name);
+	printf("node ");
+	for (j = 0; j < nr->ncols; j++)
+		printf(" %10d", nr->cols[j].node);
+	printf("\n");
+	for (i = 0; i < nr->nrows; i++) {
+		printf("%4d:", nr->rows[i].node);
+		for (j = 0; j < nr->ncols; j++) {
+			const struct nodes_cell *c = nodes_cell(nr, mx, i, j);
+			if (!c->measured)
+				snprintf(buf, sizeof(buf), "refused");
+			else if (!mx->latency && !c->valid)
+				snprintf(buf, sizeof(buf), "FAILED%s", nodes_mark(c));
+			else
+				snprintf(buf, sizeof(buf), "%.1f%s", c->value,
+					 nodes_mark(c));
+			printf(" %10s", buf);
+		}
+		printf("\n");
+	}
+}
+
+/* One line a cell: where its threads ran and its pages lay, and what
+ * came of its measurement. */
+static void nodes_print_cells(const struct nodes_run *nr,
+			      const struct nodes_matrix *mx)
+{
+	char named[SHAPE_LIST_CHARS], ran[512], else_[256], pg[48];
+	int i, j;
+	for (i = 0; i < nr->nrows; i++)
+		for (j = 0; j < nr->ncols; j++) {
+			const struct nodes_cell *c = nodes_cell(nr, mx, i, j);
+			const struct nodes_row *r = &nr->rows[i];
+			int node = nr->cols[j].node, n = nodes_given(mx, r), k;
+			printf("  %s %d->%d: ", nodes_matrix_name(mx), r->node, node);
+			if (!c->measured) {
+				printf("refused: the kernel would not bind memory to node "
+				       "%d (mbind: %s)\n", node, strerror(c->bind_err));
+				continue;
+			}
+			format_cpu_list(named, sizeof(named), r->cpus, n);
+			nodes_ran_text(c, ran, sizeof(ran));
+			printf("CPU%s %s", n == 1 ? "" : "s", named);
+			if (c->cpus_held)
+				printf(", ran there (held); ");
+			else
+				printf(", NOT HELD: its %d thread%s ran on CPU%s %s; ",
+				       c->nran / 2, c->nran == 2 ? "" : "s",
+				       c->nran == 2 ? "" : "s", ran);
+			if (!c->pages_known) {
+				printf("pages unknown (the kernel did not say where they "
+				       "are); ");
+			} else {
+				unsigned long long on = 0;
+				for (k = 0; k < nr->nids; k++)
+					if (nr->ids[k] == node)
+						on = c->node_pages[k];
+				printf("%llu of %llu pages on node %d", on, c->pages, node);
+				nodes_pages_elsewhere(nr, c, node, ", ", else_,
+						      sizeof(else_));
+				if (c->pages_held)
+					printf(" (held); ");
+				else
+					printf(", NOT HELD: %s; ", else_);
+			}
+			if (c->huge_pct >= 0) {
+				format_bytes(pg, sizeof(pg), (unsigned long long)c->page_kib
+							     << 10);
+				printf("%s pages, %.0f%% huge; ", pg, c->huge_pct);
+			} else {
+				printf("page size unknown; ");
+			}
+			if (mx->latency)
+				printf("%s\n", c->stable ? "windows agreed"
+					       : "windows still varied at the cap");
+			else
+				printf("%s\n", c->valid ? "validated"
+					       : "FAILED validation: not a result");
+		}
+}
+
+static void nodes_print_head(const struct options *o,
+			     const struct system_info *si,
+			     const struct nodes_run *nr)
+{
+	char list[SHAPE_LIST_CHARS], b1[32], b2[32];
+	int i, ids[SHAPE_MAX_NODES];
+	if (!out.text)
+		return;
+	printf(HLINE);
+	printf("membench %s: bench nodes, from each NUMA node's CPUs to each "
+	       "node's memory\n", BENCH_VERSION);
+	printf(HLINE);
+	print_build_text();
+	print_system_text(si);
+	printf(HLINE);
+	for (i = 0; i < nr->nrows; i++) {
+		const struct nodes_row *r = &nr->rows[i];
+		format_cpu_list(list, sizeof(list), r->cpus, r->ncpus);
+		printf("Row node %d: CPU%s %s (%d thread%s, each pinned to its "
+		       "CPU; the chase on CPU %d)\n", r->node,
+		       r->ncpus == 1 ? "" : "s", list, r->ncpus,
+		       r->ncpus == 1 ? "" : "s", r->cpus[0]);
+	}
+	for (i = 0; i < nr->nnot_rows; i++)
+		printf("Not a row: %s\n", nr->not_row[i]);
+	for (i = 0; i < nr->ncols; i++)
+		ids[i] = nr->cols[i].node;
+	format_cpu_list(list, sizeof(list), ids, nr->ncols);
+	printf("Columns: node%s %s", nr->ncols == 1 ? "" : "s", list);
+	for (i = 0; i < nr->ncols; i++)
+		if (nr->cols[i].ncpus == 0)
+			printf("; node %d has no CPUs: a column only", nr->cols[i].node);
+	printf("\n");
+	format_bytes(b1, sizeof(b1), nr->bytes);
+	if (strcmp(nr->bytes_rule, "given") == 0) {
+		printf("Buffer: %s a cell (--buffer)\n", b1);
+	} else if (strcmp(nr->bytes_rule, "default") == 0) {
+		format_bytes(b2, sizeof(b2), NODES_MIN_BYTES);
+		printf("Buffer: %s a cell (the larger of %s and %dx the reported "
+		       "last-level caches)\n", b1, b2, BENCH_LLC_FACTOR);
+	} else {
+		format_bytes(b2, sizeof(b2), nr->bytes_wanted);
+		printf("Buffer: %s a cell (%s wanted, capped by node %d's free "
+		       "memory)\n", b1, b2, nr->capped_by);
+	}
+	printf("Allocation: %s, each buffer bound to its column's node by "
+	       "mbind before its first touch (%s)\n", alloc_names[nr->alloc],
+	       nr->alloc == A_THP ? "huge pages where THP gives them; each cell "
+	       "says what it got" : "base pages");
+	if (o->matrix & NODES_LATENCY)
+		printf("Latency: one CPU of the row's node chases a random cycle "
+		       "through every %zu-byte line of the buffer; ns per load, the "
+		       "best of windows of %.0f ms, as bench latency measures a "
+		       "point\n", nr->stride, LAT_WINDOW_NS / 1e6);
+	if (o->matrix & NODES_BANDWIDTH) {
+		printf("Bandwidth:");
+		for (i = 1; i < nr->nmx; i++)
+			printf("%s %s", i > 1 ? "," : "",
+			       kernel_defs[nr->mx[i].kernel].name);
+		printf(" by every CPU of the row's node, a thread each, on three "
+		       "arrays of the buffer's size; MB/s (10^6 bytes) of the best "
+		       "of repetitions 2..%llu, validated as STREAM validates; "
+		       "stores %s, instruction set %s\n", o->ntimes, nr->stores,
+		       isa_names[nr->isa]);
+	}
+	printf(HLINE);
+	if (text_warnings("WARNING: "))
+		printf(HLINE);
+}
+
+static void nodes_print_text(const struct nodes_run *nr)
+{
+	int m;
+	text_warnings("WARNING: ");
+	for (m = 0; m < nr->nmx; m++) {
+		if (m == 0 && !nr->lat_on)
+			continue;
+		nodes_print_matrix(nr, &nr->mx[m]);
+		printf(HLINE);
+	}
+	printf("Marks: ! the cell's threads ran elsewhere or its pages are not "
+	       "all on its node; ? the kernel did not say where its pages are; "
+	       "refused: the kernel would not bind memory to the column's node; "
+	       "FAILED: the run did not validate\n");
+	printf("Cells, row node -> column node: where the threads ran and the "
+	       "pages lay\n");
+	for (m = 0; m < nr->nmx; m++)
+		if (m > 0 || nr->lat_on)
+			nodes_print_cells(nr, &nr->mx[m]);
+	printf(HLINE);
+}
+
+/* A cell as a JSON object: the nodes, the binding, the figure, where its
+ * threads ran and its pages lay, and whether each held. */
+static void nodes_json_cell(const struct nodes_run *nr,
+			    const struct nodes_matrix *mx, int i, int j)
+{
+	const struct nodes_cell *c = nodes_cell(nr, mx, i, j);
+	const struct nodes_row *r = &nr->rows[i];
+	int node = nr->cols[j].node, n = nodes_given(mx, r), k;
+	json_open(NULL, '{');
+	json_int("cpu_node", r->node);
+	json_int("mem_node", node);
+	json_str("binding", c->measured ? "ok" : "refused");
+	json_str("error", c->measured ? NULL : strerror(c->bind_err));
+	json_open("cpus", '[');
+	for (k = 0; k < n; k++)
+		json_int(NULL, r->cpus[k]);
+	json_close(']');
+	if (!c->measured) {
+		json_str("value", NULL);
+		json_str("held", NULL);
+		json_close('}');
+		return;
+	}
+	json_num("value", c->value);
+	if (mx->latency) {
+		json_bool("stable", c->stable);
+	} else {
+		json_num("median", c->median);
+		json_num("worst", c->worst);
+		json_bool("validated", c->valid);
+	}
+	json_open("ran_on", '[');
+	for (k = 0; k < c->nran; k++)
+		json_int(NULL, c->ran[k]);
+	json_close(']');
+	json_bool("cpus_held", c->cpus_held);
+	json_bool("pages_known", c->pages_known);
+	if (c->pages_known) {
+		json_int("pages", (long long)c->pages);
+		json_open("node_pages", '{');
+		for (k = 0; k < nr->nids; k++) {
+			char key[16];
+			if (!c->node_pages[k])
+				continue;
+			snprintf(key, sizeof(key), "%d", nr->ids[k]);
+			json_int(key, (long long)c->node_pages[k]);
+		}
+		json_close('}');
+		json_int("pages_other_nodes", (long long)c->other);
+		json_int("pages_absent", (long long)c->absent);
+		json_bool("pages_held", c->pages_held);
+	} else {
+		json_str("pages", NULL);
+		json_str("node_pages", NULL);
+		json_str("pages_other_nodes", NULL);
+		json_str("pages_absent", NULL);
+		json_str("pages_held", NULL);
+	}
+	json_bool("held", nodes_held(c));
+	if (c->huge_pct >= 0) {
+		json_int("page_kib", (long long)c->page_kib);
+		json_num("huge_pct", c->huge_pct);
+	} else {
+		json_str("page_kib", NULL);
+		json_str("huge_pct", NULL);
+	}
+	json_close('}');
+}
+
+static void nodes_json(const struct options *o, const struct nodes_run *nr)
+{
+	int i, k, m;
+	json_open("nodes", '{');
+	json_int("buffer_bytes", (long long)nr->bytes);
+	json_str("buffer_rule", nr->bytes_rule);
+	if (nr->capped_by >= 0)
+		json_int("buffer_capped_by_node", nr->capped_by);
+	else
+		json_str("buffer_capped_by_node", NULL);
+	json_str("alloc", alloc_names[nr->alloc]);
+	json_int("stride", (long long)nr->stride);
+	json_str("pattern", "random");
+	json_int("ntimes", (long long)o->ntimes);
+	json_str("stores", nr->stores);
+	json_str("isa", isa_names[nr->isa]);
+	json_open("rows", '[');
+	for (i = 0; i < nr->nrows; i++) {
+		json_open(NULL, '{');
+		json_int("node", nr->rows[i].node);
+		json_open("cpus", '[');
+		for (k = 0; k < nr->rows[i].ncpus; k++)
+			json_int(NULL, nr->rows[i].cpus[k]);
+		json_close(']');
+		json_int("threads", nr->rows[i].ncpus);
+		json_int("latency_cpu", nr->rows[i].cpus[0]);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("not_rows", '[');
+	for (i = 0; i < nr->nnot_rows; i++)
+		json_str(NULL, nr->not_row[i]);
+	json_close(']');
+	json_open("columns", '[');
+	for (i = 0; i < nr->ncols; i++) {
+		const struct nodes_col *c = &nr->cols[i];
+		json_open(NULL, '{');
+		json_int("node", c->node);
+		json_int("cpus", c->ncpus);
+		json_int_or_null("memory_bytes", c->mem_known, (long long)c->mem_bytes);
+		json_int_or_null("free_bytes", c->mem_known, (long long)c->free_bytes);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("matrices", '[');
+	for (m = 0; m < nr->nmx; m++) {
+		const struct nodes_matrix *mx = &nr->mx[m];
+		if (m == 0 && !nr->lat_on)
+			continue;
+		json_open(NULL, '{');
+		json_str("matrix", mx->latency ? "latency" : "bandwidth");
+		json_str("kernel", mx->latency ? NULL : kernel_defs[mx->kernel].name);
+		json_str("unit", mx->latency ? "ns" : "MB/s");
+		json_open("cells", '[');
+		for (i = 0; i < nr->nrows; i++)
+			for (k = 0; k < nr->ncols; k++)
+				nodes_json_cell(nr, mx, i, k);
+		json_close(']');
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
+/* --csv: a header and one row a cell of each matrix; no field holds a
+ * comma (lists of CPUs are separated by spaces), so awk -F, counts the
+ * header's fields in every row.  The warnings go to stderr. */
+static void nodes_csv(const struct nodes_run *nr)
+{
+	char buf[SHAPE_LIST_CHARS];
+	int m, i, j, k;
+	for (i = 0; i < nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, warnings[i]);
+	printf("matrix,kernel,cpu_node,mem_node,value,unit,binding,error,cpus,"
+	       "ran_on,cpus_held,pages,pages_on_node,pages_elsewhere,pages_held,"
+	       "held,page_kib,huge_pct,stable,validation,buffer_bytes,alloc\n");
+	for (m = 0; m < nr->nmx; m++) {
+		const struct nodes_matrix *mx = &nr->mx[m];
+		if (m == 0 && !nr->lat_on)
+			continue;
+		for (i = 0; i < nr->nrows; i++)
+			for (j = 0; j < nr->ncols; j++) {
+				const struct nodes_cell *c = nodes_cell(nr, mx, i, j);
+				const struct nodes_row *r = &nr->rows[i];
+				int node = nr->cols[j].node;
+				unsigned long long on = 0;
+				csv_field(mx->latency ? "latency" : "bandwidth", 0);
+				csv_field(mx->latency ? "" : kernel_defs[mx->kernel].name, 0);
+				snprintf(buf, sizeof(buf), "%d", r->node);
+				csv_field(buf, 0);
+				snprintf(buf, sizeof(buf), "%d", node);
+				csv_field(buf, 0);
+				csv_num(c->measured ? c->value : NAN);
+				csv_field(mx->latency ? "ns" : "MB/s", 0);
+				csv_field(c->measured ? "ok" : "refused", 0);
+				csv_field(c->measured ? "" : strerror(c->bind_err), 0);
+				buf[0] = '\0';
+				for (k = 0; k < nodes_given(mx, r); k++)
+					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+						 "%s%d", k ? " " : "", r->cpus[k]);
+				csv_field(buf, 0);
+				buf[0] = '\0';
+				for (k = 0; c->measured && k < c->nran; k++)
+					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+						 "%s%d", k ? " " : "", c->ran[k]);
+				csv_field(buf, 0);
+				csv_field(!c->measured ? "" : c->cpus_held ? "yes" : "no", 0);
+				for (k = 0; c->measured && k < nr->nids; k++)
+					if (nr->ids[k] == node)
+						on = c->node_pages[k];
+				if (c->measured && c->pages_known) {
+					snprintf(buf, sizeof(buf), "%llu", c->pages);
+					csv_field(buf, 0);
+					snprintf(buf, sizeof(buf), "%llu", on);
+					csv_field(buf, 0);
+					nodes_pages_elsewhere(nr, c, node, "; ", buf,
+							      sizeof(buf));
+					csv_field(buf, 0);
+					csv_field(c->pages_held ? "yes" : "no", 0);
+				} else {
+					csv_field("", 0);
+					csv_field("", 0);
+					csv_field("", 0);
+					csv_field(c->measured ? "unknown" : "", 0);
+				}
+				csv_field(!c->measured ? "" : nodes_held(c) ? "yes" : "no", 0);
+				if (c->measured && c->huge_pct >= 0) {
+					snprintf(buf, sizeof(buf), "%lu", c->page_kib);
+					csv_field(buf, 0);
+					csv_num(c->huge_pct);
+				} else {
+					csv_field("", 0);
+					csv_field("", 0);
+				}
+				csv_field(!c->measured || !mx->latency ? ""
+					  : c->stable ? "yes" : "no", 0);
+				csv_field(!c->measured || mx->latency ? ""
+					  : c->valid ? "ok" : "failed", 0);
+				snprintf(buf, sizeof(buf), "%llu", nr->bytes);
+				csv_field(buf, 0);
+				csv_field(alloc_names[nr->alloc], 1);
+			}
+	}
+}
+
+static void nodes_release(struct nodes_run *nr)
+{
+	int m;
+	size_t i, n = (size_t)nr->nrows * (size_t)nr->ncols;
+	for (m = 0; m < nr->nmx; m++) {
+		for (i = 0; i < n; i++) {
+			free(nr->mx[m].cells[i].ran);
+			free(nr->mx[m].cells[i].node_pages);
+		}
+		free(nr->mx[m].cells);
+	}
+	for (m = 0; m < nr->nrows; m++)
+		free(nr->rows[m].cpus);
+}
+
+/* bench nodes: plan (every refusal), the head, every column measured,
+ * then the matrices in each format asked.  Exit status 1 when a
+ * bandwidth cell failed validation, as STREAM's; a cell whose binding
+ * did not hold is marked in every format and does not change it. */
+static int nodes_mode(struct options *o, const struct system_info *si)
+{
+	struct nodes_run nr;
+	int rc;
+	nodes_plan(o, si, &nr);
+	nodes_print_head(o, si, &nr);
+	fflush(stdout);
+	nodes_measure(o, si, &nr);
+	if (o->matrix & NODES_BANDWIDTH && nr.min_tick_s < 20 * nr.tick)
+		warn("a bandwidth cell's kernel took %.3g s, fewer than 20 clock "
+		     "ticks of %.3g s; increase --buffer", nr.min_tick_s, nr.tick);
+	if (nr.invalid)
+		warn("%d bandwidth run%s failed validation: %s figures are not "
+		     "results", nr.invalid, nr.invalid == 1 ? "" : "s",
+		     nr.invalid == 1 ? "its" : "their");
+	if (out.json) {
+		json_begin("nodes", si);
+		nodes_json(o, &nr);
+		json_end();
+	}
+	if (out.text)
+		nodes_print_text(&nr);
+	if (out.csv)
+		nodes_csv(&nr);
+	rc = nr.invalid ? 1 : 0;
+	nodes_release(&nr);
+	return rc;
+}
+
+/* ======================================================================
+ * 23 Cluster (bench-mpi: built with -DBENCH_MPI; without the macro
  * nothing here is compiled).  Every rank runs the bandwidth program on
  * arrays of its own; ranks are grouped by node (the ranks that share
  * memory), a barrier starts every kernel repetition, and rank 0 gathers
@@ -12038,7 +13378,7 @@ static int cluster_stream_mode(const struct options *o,
 #endif /* BENCH_MPI */
 
 /* ======================================================================
- * 23 Entry: the info mode, `bench all`, --plan, and main.
+ * 24 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
 static int info_mode(const struct system_info *si)
@@ -12223,6 +13563,9 @@ int main(int argc, char **argv)
 		break;
 	case M_C2C:
 		rc = c2c_mode(&o, &si);
+		break;
+	case M_NODES:
+		rc = nodes_mode(&o, &si);
 		break;
 	}
 	output_commit(); /* flushes stdout and checks it */

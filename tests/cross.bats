@@ -203,6 +203,11 @@ teardown_file() {
 	run --separate-stderr "${runner[@]}" "$bin" stream -s 20000 -n 3 --alloc shm
 	assert_failure 2
 	[[ "$stderr" == *"bench: --alloc shm: Windows has no System V shared memory"* ]]
+	# no mbind or move_pages: bench nodes is refused in one line
+	run --separate-stderr "${runner[@]}" "$bin" nodes --buffer 4M
+	assert_failure 2
+	assert_output ""
+	[ "${stderr%$'\r'}" = "bench: mode nodes: this build cannot bind memory to a node (that needs Linux's mbind(2) and move_pages(2))" ]
 	# the Linux targets state nothing of the kind
 	run jq -r '.system.os_unavailable' "$BATS_FILE_TMPDIR/musl-stream.json"
 	[ ! -s "$BATS_FILE_TMPDIR/musl-stream.json" ] || assert_output null

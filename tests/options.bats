@@ -7,7 +7,7 @@
 
 load test_helper
 
-MODES="stream latency all info mix c2c"
+MODES="stream latency all info mix c2c nodes"
 
 # Every flag of --help in every mode, with an empty value (for a switch:
 # a value it does not take) and then a flag that exists nowhere, so that
@@ -91,7 +91,7 @@ doc_flags() {
 	load_probes
 	for name in "${!ARG[@]}"; do
 		if [[ ${IN[$name]} == *info* ]]; then
-			[ "${IN[$name]}" = " stream latency all info mix c2c" ] ||
+			[ "${IN[$name]}" = " stream latency all info mix c2c nodes" ] ||
 				fail "--$name belongs to info but only to${IN[$name]}"
 		fi
 	done
@@ -120,13 +120,14 @@ mode_flags() {
 	done | sort
 }
 
-@test "the flags of modes mix and c2c are the ones docs/bench.md's tables name for them" {
+@test "the flags of modes mix, c2c and nodes are the ones docs/bench.md's tables name for them" {
 	load_probes
 	local want
-	for m in mix c2c; do
+	for m in mix c2c nodes; do
 		case $m in
 		mix) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Bandwidth by read:write mix (`bench mix`)') ;;
 		c2c) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Core-to-core latency (`bench c2c`)') ;;
+		nodes) want=$(doc_flags "$MEMBENCH_ROOT/docs/bench.md" 'Node-by-node matrices (`bench nodes`)') ;;
 		esac
 		want=$(printf '%s\nhelp\nversion\n' "$want" | sort -u)
 		[ "$(printf '%s\n' "$want" | wc -l)" -ge 4 ] || fail "no $m flags read from docs/bench.md"

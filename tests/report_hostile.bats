@@ -28,6 +28,7 @@ setup_file() {
 		"$MEMBENCH_ROOT/harness/run" --results "$res" --label all -- all -s 20000 -n 3 --max 128K
 		"$MEMBENCH_ROOT/harness/sweep-size" --results "$res" --llc 1M --multiples 0.25,1,4 -- -n 3
 		"$MEMBENCH_ROOT/harness/run" --results "$res" --label mix -- mix -s 20000 -n 3
+		"$MEMBENCH_ROOT/harness/run" --results "$res" --label nodes -- nodes --buffer 2M -n 2
 		if "$MEMBENCH_ROOT/bench" info --json | jq -e '.build.modes | index("c2c")' >/dev/null && [ "$(nproc)" -ge 2 ]; then
 			"$MEMBENCH_ROOT/harness/run" --results "$res" --label c2c -- c2c --cpus 0,1
 		fi
@@ -233,6 +234,40 @@ EOF
 			# CPU numbers planted as payloads label the heatmap as text
 			[ -s "$c2c/plot-c2c-1.svg" ]
 			grep -qF 'strlen(system(' "$c2c/plot-c2c-1.svg"
+		fi
+	done
+}
+
+@test "payloads in bench nodes' fields: its matrices, its cells, the heatmaps and compare run none, and the HTML escapes them" {
+	payloads
+	local which nodes
+	nodes=$(find "$HOSTDIR" -mindepth 1 -maxdepth 1 -type d -name '*-nodes' | head -n 1)
+	[ -f "$nodes/step-001.json" ]
+	for which in strings numbers all; do
+		rm -rf "$W"
+		cp -r "$BATS_FILE_TMPDIR/results" "$W"
+		plant_run "$which" "$nodes"
+		run "$REPORT" --html --format md,csv,txt "$nodes"
+		if [ "$which" = all ]; then [ "$status" -le 2 ]; else assert_success; fi
+		[ ! -f "$nodes/report.html" ] || html_clean "$nodes/report.html"
+		for f in "$nodes"/plot-*.svg; do
+			[ ! -e "$f" ] || python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"
+		done
+		run "$COMPARE" "$nodes" "$BATS_FILE_TMPDIR/results/${nodes#"$W"/}"
+		run "$COMPARE" --json "$nodes" "$nodes"
+		run "$REPORT" --html "$HOSTDIR"
+		assert_success
+		html_clean "$HOSTDIR/report.html"
+		no_canary
+		if [ "$which" = strings ]; then
+			# the payloads are shown, escaped, in the tables and the heatmaps
+			grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$nodes/report.html"
+			[ -s "$nodes/plot-nodes-1-1.svg" ]
+		fi
+		if [ "$which" = numbers ]; then
+			# node numbers planted as payloads label the heatmap as text
+			[ -s "$nodes/plot-nodes-1-1.svg" ]
+			grep -qF 'strlen(system(' "$nodes/plot-nodes-1-1.svg"
 		fi
 	done
 }

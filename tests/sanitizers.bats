@@ -132,6 +132,23 @@ each_variant() {
 	done
 }
 
+@test "sanitized: nodes, text, JSON and CSV, on this machine and on a shape whose extra nodes the kernel refuses" {
+	each_variant nodes --buffer 2M -n 2 --kernels read,triad
+	each_variant nodes --buffer 2M -n 2 --json
+	each_variant nodes --buffer 2M -n 2 --csv
+	two_cpus
+	free_ids 2
+	fake_shape "$BATS_TEST_TMPDIR/sys" <<-EOF
+		cpu $CPU_A 0 $CPU_A $(real_node)
+		cpu $CPU_B 1 $CPU_B ${FAKE_IDS[0]}
+		node $(real_node) 8388608 8388608
+		node ${FAKE_IDS[0]} 8388608 8388608
+		node ${FAKE_IDS[1]} 8388608 8388608
+	EOF
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys each_variant nodes --buffer 2M -n 2 --cpus cores
+	[[ "$output" == *refused* ]]
+}
+
 @test "sanitized: info --json" {
 	each_variant info --json
 	jq -e . <<<"$output" >/dev/null
@@ -190,6 +207,11 @@ each_variant() {
 			latency --curve-in /nonexistent/curve
 			lat_mem_rd
 			lat_mem_rd x 64
+			nodes --nodes 999
+			nodes --nodes 0,0
+			nodes --cpus 4095
+			nodes --buffer 100T
+			nodes --alloc shm
 		EOF
 	done
 }

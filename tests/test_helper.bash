@@ -254,3 +254,50 @@ fake_shape() {
 		for n in ${nodes//,/ }; do echo "${node_cpus[$n]:-}" >"$root/devices/system/node/node$n/cpulist"; done
 	fi
 }
+
+# Playing a NUMA shape on this machine (bench nodes): the fake tree's
+# CPUs must be CPUs this process may use, and its extra nodes ones this
+# kernel does not have, so that binding there is refused by the kernel.
+
+# ids LIST: the numbers of a sysfs list ("0-2,5"), one a line.
+ids() {
+	local part a b parts
+	IFS=, read -r -a parts <<<"$1"
+	for part in "${parts[@]}"; do
+		a=${part%-*} b=${part#*-}
+		while [ "$a" -le "$b" ]; do echo "$a"; a=$((a + 1)); done
+	done
+}
+
+# allowed_cpus: the CPUs this shell may run on, as the kernel says.
+allowed_cpus() {
+	local line
+	while read -r line; do
+		[[ $line == Cpus_allowed_list:* ]] && ids "${line##*[[:space:]]}"
+	done </proc/self/status
+}
+
+# two_cpus: the first two CPUs this process may use, in $CPU_A and
+# $CPU_B; skips on a one-CPU machine (what the machine is).
+two_cpus() {
+	local c=()
+	mapfile -t c < <(allowed_cpus)
+	[ "${#c[@]}" -ge 2 ] || skip "one CPU: no second node's row to play"
+	CPU_A=${c[0]} CPU_B=${c[1]}
+}
+
+# free_ids N: N node ids this kernel does not have online, in $FAKE_IDS,
+# so the fake tree's extra nodes are ones the kernel refuses to bind.
+free_ids() {
+	local online id=40
+	FAKE_IDS=()
+	online=" $(ids "$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)" | tr '\n' ' ')"
+	while [ "${#FAKE_IDS[@]}" -lt "$1" ]; do
+		[[ $online == *" $id "* ]] || FAKE_IDS+=("$id")
+		id=$((id + 1))
+	done
+}
+
+# real_node: the first online node of this kernel; a fake tree keeps it,
+# so that its cells there run on real memory.
+real_node() { ids "$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)" | head -n 1; }

@@ -67,6 +67,16 @@ memcheck() {
 	[[ "$stderr" == *"bench: c2c: core-to-core latency needs two threads at once"* ]]
 }
 
+@test "memcheck: nodes, each format" {
+	memcheck nodes --buffer 1M -n 2
+	assert_success
+	assert_line --regexp '^ +[0-9]+: +[0-9.]+$'
+	memcheck nodes --buffer 1M -n 2 --matrix bandwidth --json
+	assert_success
+	memcheck nodes --buffer 1M -n 2 --matrix latency --csv
+	assert_success
+}
+
 @test "memcheck: info --json, --plan, --curve-in" {
 	memcheck info --json
 	assert_success

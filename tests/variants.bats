@@ -405,6 +405,89 @@ EOT
 }
 
 
+# ---- bench nodes: the cells that must be marked, the builds that cannot
+@test "bench nodes: pages that did not land on the column's node mark the cell, in every format (NODES_MISPLACE_TEST)" {
+	two_cpus
+	free_ids 1
+	local n0 f1=${FAKE_IDS[0]} bin
+	n0=$(real_node)
+	# a fake second node: its CPU is a real one, its memory is not there,
+	# and the test build binds nothing, so the pages land where the
+	# kernel's default puts them: never on the fake node
+	fake_shape "$BATS_TEST_TMPDIR/sys" <<-EOF
+		cpu $CPU_A 0 $CPU_A $n0
+		cpu $CPU_B 1 $CPU_B $f1
+		node $n0 8388608 8388608
+		node $f1 8388608 8388608
+	EOF
+	bin=$(build_variant misplace gcc -O2 -fopenmp -DNODES_MISPLACE_TEST=1)
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run --separate-stderr "$bin" nodes --buffer 4M -n 2 \
+		--json-file "$BATS_TEST_TMPDIR/n.json" --csv
+	assert_success
+	# CSV: held, pages_held by cell
+	run awk -F, 'NR > 1 { print $1, $3 "->" $4, $15, $16 }' <<<"$output"
+	assert_output "$(for m in latency bandwidth; do for r in "$n0" "$f1"; do
+		echo "$m $r->$n0 yes yes"
+		echo "$m $r->$f1 no no"
+	done; done)"
+	# JSON: the column's node has none of the pages, the CPUs held
+	run jq -r --arg f "$f1" '.nodes.matrices[].cells[] | select(.mem_node == ($f | tonumber)) |
+		[.binding, .cpus_held, .pages_held, .held, (.node_pages | has($f)), (.node_pages | add) == .pages] | map(tostring) | join(" ")' \
+		"$BATS_TEST_TMPDIR/n.json"
+	assert_output "$(printf 'ok true false false false true\n%.0s' 1 2 3 4)"
+	# the text: the figure marked, and the cell's line says where its pages are
+	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run --separate-stderr "$bin" nodes --buffer 4M -n 2 --matrix latency
+	assert_success
+	assert_line --regexp "^ +$n0: +[0-9.]+ +[0-9.]+!\$"
+	assert_line --regexp "^  latency $f1->$f1: CPU $CPU_B, ran there \\(held\\); 0 of 1024 pages on node $f1, NOT HELD: 1024 on node [0-9]+; "
+}
+
+@test "bench nodes: threads that ran on other CPUs than their cell names mark it, in every format (NODES_MOVE_TEST)" {
+	two_cpus
+	local bin
+	bin=$(build_variant move gcc -O2 -fopenmp -DNODES_MOVE_TEST=1)
+	run --separate-stderr taskset -c "$CPU_A,$CPU_B" "$bin" nodes --buffer 4M -n 2 --json-file "$BATS_TEST_TMPDIR/n.json"
+	assert_success
+	run jq -r '.nodes.matrices[] | .matrix as $m | .cells[] |
+		[$m, .cpus_held, .held, .pages_held, (.ran_on != [.cpus[] | ., .])] | map(tostring) | join(" ")' \
+		"$BATS_TEST_TMPDIR/n.json"
+	[ "${#lines[@]}" -ge 2 ]
+	for line in "${lines[@]}"; do
+		[[ $line == *" false false true true" ]] || fail "a cell on other CPUs was not marked: $line"
+	done
+	run --separate-stderr taskset -c "$CPU_A,$CPU_B" "$bin" nodes --buffer 4M -n 2 --matrix latency
+	assert_success
+	assert_line --regexp '^ +[0-9]+: +[0-9.]+!$'
+	assert_line --regexp "^  latency [0-9]+->[0-9]+: CPU $CPU_A, NOT HELD: its 1 thread ran on CPU $CPU_B; "
+}
+
+@test "bench nodes: a bandwidth cell whose run does not validate says FAILED and the exit status is 1" {
+	local bin
+	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	run --separate-stderr "$bin" nodes --buffer 4M -n 2 --matrix bandwidth --json-file "$BATS_TEST_TMPDIR/n.json"
+	assert_failure 1
+	assert_line --regexp '^ +[0-9]+: +FAILED$'
+	assert_line --regexp '^  read [0-9]+->[0-9]+: .*; FAILED validation: not a result$'
+	assert_line --regexp '^WARNING: [0-9]+ bandwidth runs? failed validation'
+	run jq -r '[.nodes.matrices[].cells[] | .validated, .held] | map(tostring) | unique | join(" ")' "$BATS_TEST_TMPDIR/n.json"
+	assert_output "false true"
+}
+
+@test "bench nodes: a build without OpenMP runs a thread a row; one that is not for Linux refuses the mode in one line" {
+	local bin
+	bin=$(build_variant serial gcc -std=c99 -O2)
+	run --separate-stderr "$bin" nodes --buffer 4M -n 2 --matrix bandwidth --json
+	assert_success
+	run jq -r '[.nodes.rows[].threads] + [.nodes.matrices[].cells[] | (.ran_on | length), .held] | map(tostring) | unique | join(" ")' <<<"$output"
+	assert_output "1 2 true"
+	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
+	BENCH=$bin refused_by nodes
+	[ "$stderr" = "bench: mode nodes: this build cannot bind memory to a node (that needs Linux's mbind(2) and move_pages(2))" ]
+	run "$bin" info --json
+	run jq -c '.build.modes' <<<"$output"
+	assert_output '["stream","latency","all","info","mix"]'
+}
+
 # ---- the kernels' table read against itself
 @test "a kernel row whose words per index are not its formula's reads and write is refused at every start" {
 	local src="$BATS_TEST_TMPDIR/bench.c"
@@ -450,7 +533,7 @@ EOT
 	[ "$stderr" = "bench: c2c: core-to-core latency needs two threads at once, atomic loads and stores, and pinning, and this build lacks OpenMP (rebuild with -fopenmp)" ]
 	run "$serial" info --json
 	assert_success
-	[ "$(jq -r '.build.modes | join(",")' <<<"$output")" = "stream,latency,all,info,mix" ]
+	[ "$(jq -r '.build.modes | join(",")' <<<"$output")" = "stream,latency,all,info,mix,nodes" ]
 	run "$serial" mix $TINY
 	assert_success
 }

@@ -134,3 +134,21 @@ summary_c2c_table() {
 		else .bench.c2c.summary[] | "| \($r.step) | \(.relation | md) | \(.pairs | md) | \(.pairs_on_cpus | md) | \(if $r.exit_status == 0 then (.min_ns | n1) else "-" end) | \(if $r.exit_status == 0 then (.median_ns | n1) else "-" end) | \($r.status | md)\(if ($r.bench.c2c.marked // 0) > 0 then ", \($r.bench.c2c.marked | md) cells marked" else "" end) |" end' \
 		"$RESULTS_DIR"/step-*.json
 }
+
+# summary_nodes_table: bench nodes' matrices, a row per step, matrix and
+# cell: its figure (ns or MB/s), and whether its binding held: "yes",
+# "NO" with what did not (its threads' CPUs, its pages' node), "refused"
+# with the kernel's error, or "unknown" where the kernel did not say
+# where the pages are.  A failed step shows no figure.
+summary_nodes_table() {
+	printf '| Step | Matrix | CPUs of node | Memory of node | Value | Unit | Binding held | Status |\n'
+	printf '| ---: | --- | ---: | ---: | ---: | --- | --- | --- |\n'
+	jq -r "$SUMMARY_JQ_MD"'
+		def held: if .binding != "ok" then "refused (\(.error | md))" elif .held == true then "yes"
+			elif .cpus_held != true then "NO: threads ran elsewhere" elif .pages_known != true then "unknown: pages"
+			else "NO: pages elsewhere" end;
+		. as $r | if (.bench.nodes.matrices // []) == [] then "| \(.step) | - | - | - | - | - | - | \(.status | md) |"
+		else .bench.nodes.matrices[] | (.kernel // .matrix) as $m | .unit as $u | .cells[]
+		| "| \($r.step) | \($m | md) | \(.cpu_node | md) | \(.mem_node | md) | \(if $r.exit_status == 0 then (.value | n1) else "-" end) | \($u | md) | \(held) | \($r.status | md) |" end' \
+		"$RESULTS_DIR"/step-*.json
+}

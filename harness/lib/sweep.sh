@@ -8,7 +8,7 @@ expect_mode() {
 	local first=${BENCH_ARGS[0]:-}
 	case "$first" in
 	"$1") BENCH_ARGS=("${BENCH_ARGS[@]:1}") ;;
-	stream|latency|all|info|mix|c2c) die "$PROG runs bench $1; do not pass '$first' after --" ;;
+	stream|latency|all|info|mix|c2c|nodes) die "$PROG runs bench $1; do not pass '$first' after --" ;;
 	esac
 	return 0
 }

@@ -354,3 +354,65 @@ node_pages() {
 		fi
 	done
 }
+
+# node_cpus N: the CPUs the guest's kernel places on node N (lscpu), one
+# a line, ascending.
+node_cpus() { cpu_map | awk -v n="$1" '$4 == n { print $1 }' | sort -n; }
+
+@test "bench nodes: a row for each node with CPUs, a column for every node (memory alone a column only), every cell on the CPUs and pages it names" {
+	local s doc rows cols n
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		doc=$(section_json nodes.json)
+		# rows: the nodes the kernel gives CPUs; columns: every node
+		rows=$(cpu_map | awk '{ print $4 }' | sort -nu | paste -sd' ')
+		cols=$(printf '%s\n' "${SHAPE_NODES[@]}" | sort -n | paste -sd' ')
+		[ "$(jq -r '[.nodes.rows[].node] | map(tostring) | join(" ")' <<<"$doc")" = "$rows" ]
+		[ "$(jq -r '[.nodes.columns[].node] | map(tostring) | join(" ")' <<<"$doc")" = "$cols" ]
+		for n in $rows; do
+			# a row's CPUs are its node's, as the kernel says (every CPU is
+			# this process's to use in the guest)
+			[ "$(jq -r --argjson n "$n" '.nodes.rows[] | select(.node == $n) | .cpus[]' <<<"$doc")" = "$(node_cpus "$n")" ] ||
+				{ echo "row $n: CPUs $(jq -c --argjson n "$n" '.nodes.rows[] | select(.node == $n) | .cpus' <<<"$doc"), the kernel's: $(node_cpus "$n" | paste -sd,)"; return 1; }
+		done
+		for n in $cols; do
+			[[ " $rows " == *" $n "* ]] && continue
+			# memory without CPUs: a column, no row, and the text says so
+			section nodes | grep -q "^Columns: .*; node $n has no CPUs: a column only"
+			! section nodes | grep -qE "^ +$n:" || { echo "node $n, memory alone, has a row"; return 1; }
+		done
+		# every cell of both matrices: bound, each thread seen on its CPU
+		# at its start and end, each of those CPUs on the row's node (the
+		# kernel's lscpu), every page on the column's node, validated
+		jq -r '.nodes.matrices[] | .matrix as $m | .cells[] | [$m, .cpu_node, .mem_node, .binding, .held, .cpus_held,
+			(.ran_on == [.cpus[] | ., .]), (.node_pages == {(.mem_node | tostring): .pages}), (.pages >= 1024),
+			(.validated != false), (.cpus | map(tostring) | join(","))] | map(tostring) | join(" ")' <<<"$doc" |
+			while read -r m r c b h ch ran pages some valid cpus; do
+				[ "$b $h $ch $ran $pages $some $valid" = "ok true true true true true true" ] ||
+					{ echo "$m $r->$c did not hold: $b $h $ch $ran $pages $some $valid"; exit 1; }
+				for cpu in ${cpus//,/ }; do
+					node_cpus "$r" | grep -qx "$cpu" || { echo "$m $r->$c ran on CPU $cpu, not one of node $r's"; exit 1; }
+				done
+			done
+		[ "$(jq '[.nodes.matrices[].cells[]] | length' <<<"$doc")" -eq $((2 * $(wc -w <<<"$rows") * ${#SHAPE_NODES[@]})) ]
+	done
+}
+
+@test "bench nodes in a cpuset of the first node's memory: the kernel refuses to bind the others, and each of their cells says so" {
+	local s doc first
+	for s in $(machine_shapes); do
+		shape_begin "$s"
+		first=$(cpu_map | awk '{ print $4 }' | sort -n | head -n 1)
+		# the cpuset held: its memory is the first node's alone
+		[ "$(section nodes.cpuset | head -n 1)" = "$first" ]
+		doc=$(section_json nodes.cpuset.json)
+		run jq -r --argjson f "$first" '.nodes.matrices[] | .cells[] |
+			if .mem_node == $f then "\(.binding) \(.held)" else "\(.binding) \(.error) \(.value)" end' <<<"$doc"
+		[ "${#lines[@]}" -gt 0 ]
+		for line in "${lines[@]}"; do
+			[[ $line == "ok true" || $line == "refused Invalid argument null" ]] || { echo "a cell: $line"; return 1; }
+		done
+		[ "$(grep -c '^refused' <<<"$output")" -eq $(($(jq '.nodes.rows | length' <<<"$doc") * (${#SHAPE_NODES[@]} - 1))) ]
+		section nodes.cpuset | grep -qE "^  latency [0-9]+->[0-9]+: refused: the kernel would not bind memory to node [0-9]+ \(mbind: Invalid argument\)$"
+	done
+}
