@@ -1280,7 +1280,9 @@ static int read_id_list(const char *path, int *ids, int max)
 {
 	static char buf[SHAPE_LIST_CHARS];
 	char full[512];
-	snprintf(full, sizeof(full), "%s/%s", sysfs_root(), path);
+	int len = snprintf(full, sizeof(full), "%s/%s", sysfs_root(), path);
+	if (len < 0 || (size_t)len >= sizeof(full))
+		return -1;
 	if (read_first_line(full, buf, sizeof(buf)) != 0)
 		return -1;
 	return parse_id_list(buf, ids, max);
