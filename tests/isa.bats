@@ -170,6 +170,17 @@ cpu_levels() {
 	[ "$n" -eq 0 ]
 }
 
+# gdb_batch ARGS...: gdb in batch mode, the program it runs writing its
+# stdout a line at a time.  Its dprintf lines and the program's text share
+# one stream; block-buffered, the program flushed 4096 bytes that ended
+# mid-line, and the next dprintf line was glued to that line's start
+# ("...or mSPAN 0 1 1"), lost to every reader of a line that begins with
+# its word: where the text before the first kernel crossed 4096 bytes
+# (a long cache line, a warning), Copy's first pass went missing.
+gdb_batch() {
+	stdbuf -oL gdb -q -batch -nx -ex 'set pagination off' "$@"
+}
+
 # Which of the dispatched kernel functions a run enters, one name per
 # line (sse2, avx2, avx512), as gdb sees it: a dprintf at each function's
 # entry.  -fno-inline keeps kernels_sse2 a function of its own (gcc
@@ -177,7 +188,7 @@ cpu_levels() {
 entered_kernels() {
 	local bin="$1"
 	shift
-	gdb -q -batch -nx -ex 'set pagination off' \
+	gdb_batch \
 		-ex 'dprintf kernels_sse2,"ENTERED sse2\n"' \
 		-ex 'dprintf kernels_avx2,"ENTERED avx2\n"' \
 		-ex 'dprintf kernels_avx512,"ENTERED avx512\n"' \
@@ -225,7 +236,7 @@ entered_kernels() {
 gdb_kernels() {
 	local out="$1" bin="$2"
 	shift 2
-	gdb -q -batch -nx -ex 'set pagination off' \
+	gdb_batch \
 		-ex 'dprintf kernel_span,"SPAN %d %d %d\n",k,m.kind,m.isa' \
 		-ex 'dprintf kernels_sse2,"CODE sse2 %d\n",nt' \
 		-ex 'dprintf kernels_avx2,"CODE avx2 %d\n",nt' \
@@ -341,7 +352,7 @@ copy_calls() {
 	aarch64) size='$x2' ;;
 	*) return 0 ;;
 	esac
-	gdb -q -batch -nx -ex 'set pagination off' \
+	gdb_batch \
 		-ex "dprintf memcpy@plt,\"CALL memcpy %lu\\n\",$size" \
 		-ex "dprintf memmove@plt,\"CALL memmove %lu\\n\",$size" \
 		-ex run --args "$bin" -s 2000 -n 3 -t 1 --kernels copy "$@" 2>&1 |
