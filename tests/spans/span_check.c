@@ -31,7 +31,7 @@ static elem_t span_buf[3][SPAN_SHIFT + SPAN_N + 2 * SPAN_PAD];
 
 /* The value element i of array x (0 a, 1 b, 2 c) starts with, and the
  * poison outside the arrays. */
-static elem_t span_start(int x, int i)
+static elem_t span_initial(int x, int i)
 {
 	if (i < 0 || i >= SPAN_N)
 		return (elem_t)(-7 - x);
@@ -41,17 +41,17 @@ static elem_t span_start(int x, int i)
 /* What kernel k leaves in element i of array x, inside its span. */
 static elem_t span_want(int k, int x, int i, elem_t q)
 {
-	elem_t a = span_start(0, i), b = span_start(1, i), c = span_start(2, i);
+	elem_t a = span_initial(0, i), b = span_initial(1, i), c = span_initial(2, i);
 	switch (k) {
-	case K_COPY: return x == 2 ? a : span_start(x, i);
-	case K_SCALE: return x == 1 ? q * c : span_start(x, i);
-	case K_ADD: return x == 2 ? a + b : span_start(x, i);
-	case K_TRIAD: return x == 0 ? b + q * c : span_start(x, i);
-	case K_WRITE: return x == 2 ? q : span_start(x, i);
-	case K_NSTREAM: return x == 0 ? a + b + q * c : span_start(x, i);
-	case K_AXPY: return x == 2 ? c + q * a : span_start(x, i);
-	case K_UPDATE: return x == 1 ? q * b : span_start(x, i);
-	default: return span_start(x, i);
+	case K_COPY: return x == 2 ? a : span_initial(x, i);
+	case K_SCALE: return x == 1 ? q * c : span_initial(x, i);
+	case K_ADD: return x == 2 ? a + b : span_initial(x, i);
+	case K_TRIAD: return x == 0 ? b + q * c : span_initial(x, i);
+	case K_WRITE: return x == 2 ? q : span_initial(x, i);
+	case K_NSTREAM: return x == 0 ? a + b + q * c : span_initial(x, i);
+	case K_AXPY: return x == 2 ? c + q * a : span_initial(x, i);
+	case K_UPDATE: return x == 1 ? q * b : span_initial(x, i);
+	default: return span_initial(x, i);
 	}
 }
 
@@ -68,7 +68,7 @@ static int span_one(int k, struct method m, int shift, int lo, int hi)
 	for (x = 0; x < 3; x++) {
 		base[x] = span_buf[x] + shift + SPAN_PAD;
 		for (i = -SPAN_PAD - shift; i < SPAN_N + SPAN_PAD; i++)
-			base[x][i] = span_start(x, i);
+			base[x][i] = span_initial(x, i);
 	}
 	ar.a = base[0];
 	ar.b = base[1];
@@ -78,7 +78,7 @@ static int span_one(int k, struct method m, int shift, int lo, int hi)
 	for (x = 0; x < 3; x++)
 		for (i = -SPAN_PAD - shift; i < SPAN_N + SPAN_PAD; i++) {
 			int in = i >= lo && i < hi;
-			elem_t want = in ? span_want(k, x, i, q) : span_start(x, i);
+			elem_t want = in ? span_want(k, x, i, q) : span_initial(x, i);
 			if (base[x][i] == want)
 				continue;
 			if (bad++ < 3)
@@ -91,8 +91,8 @@ static int span_one(int k, struct method m, int shift, int lo, int hi)
 		}
 	if (k == K_READ || k == K_DOT) {
 		for (i = lo; i < hi; i++)
-			want_sum += k == K_READ ? span_start(0, i)
-				    : span_start(0, i) * span_start(1, i);
+			want_sum += k == K_READ ? span_initial(0, i)
+				    : span_initial(0, i) * span_initial(1, i);
 		if (sum != want_sum && bad++ < 3)
 			printf("FAULT %s %s shift %d [%d, %d): sum %g, want "
 			       "%g\n", method_name(m, name, sizeof(name)),
