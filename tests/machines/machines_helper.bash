@@ -18,7 +18,7 @@ export MEMBENCH_ROOT BENCH
 MACHINES_DIR=${MACHINES_DIR:-$MEMBENCH_ROOT/build/machines}
 
 # machine_shapes: the shapes to boot: $MACHINES (names), else every file
-# in tests/machines/shapes.
+# in tests/machines/shapes but those marked on-request.
 machine_shapes() {
 	local f names=()
 	if [ -n "${MACHINES:-}" ]; then
@@ -26,7 +26,10 @@ machine_shapes() {
 		printf '%s\n' "${names[@]}"
 		return 0
 	fi
-	for f in "$MACHINES_HERE"/shapes/*; do printf '%s\n' "${f##*/}"; done
+	for f in "$MACHINES_HERE"/shapes/*; do
+		(shape_read "$f" && [ "$SHAPE_ON_REQUEST" = 0 ]) || continue
+		printf '%s\n' "${f##*/}"
+	done
 }
 
 # boot_machines: build the initramfs from this tree, then boot each shape
