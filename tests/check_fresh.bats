@@ -79,14 +79,14 @@ case "${!#}" in
 	echo "setup: now working: cc make"
 	echo "setup: ready; now run 'make run' (or 'make check')"
 	echo "Triad: ..." ;;
-'cd /root/membench && ./setup --test && make check')
+'cd /root/membench && ./setup --test && make check check-machines')
 	echo "setup: missing: bats gdb; installing bats bats-assert bats-support gdb "
 	echo $(($(cat "$F/dpkg") + 30)) >"$F/dpkg"
 	echo "setup: ready; now run 'make run' (or 'make check')"
 	echo always >"$MEMBENCH_SYSFS/kernel/mm/transparent_hugepage/enabled"
 	echo 7 >"$MEMBENCH_PROCFS/sys/vm/nr_hugepages"
 	echo "none $root/tmp/bats.1/huge hugetlbfs rw 0 0" >>"$MEMBENCH_PROCFS/self/mounts"
-	echo 1..3
+	echo 1..2
 	echo "ok 1 first"
 	echo "ok 2 second # skip gdb is not installed"
 	if [ -n "${FAKE_CTRL_C:-}" ]; then
@@ -102,8 +102,11 @@ case "${!#}" in
 		kill -TERM "$PPID"
 		exec sleep 600 >/dev/null 2>&1
 	fi
-	echo "not ok 3 third"
-	echo "# (in test file tests/x.bats, line 9)"
+	# make check passed; the emulated machines' suite fails
+	echo 1..2
+	echo "ok 1 a shape boots"
+	echo "not ok 2 third"
+	echo "# (in test file tests/machines/machines.bats, line 9)"
 	exit 2 ;;
 *) exit 99 ;;
 esac
@@ -172,17 +175,17 @@ mount --rbind /dev $w/root/dev
 mount --make-rslave $w/root/dev"
 	# exactly the README's commands, in a clean clone of HEAD
 	grep -qxF "chroot $w/root /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=${TERM:-dumb} /bin/sh -c cd /root/membench && ./setup && make run" "$F/log"
-	grep -qxF "chroot $w/root /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=${TERM:-dumb} /bin/sh -c cd /root/membench && ./setup --test && make check" "$F/log"
+	grep -qxF "chroot $w/root /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=${TERM:-dumb} /bin/sh -c cd /root/membench && ./setup --test && make check check-machines" "$F/log"
 	# the summary, after both commands' own output
 	local s
 	s=$(sed -n '/^check-fresh: summary/,$p' <<<"$output")
 	assert_regex "$s" "^check-fresh: summary \\(commit $(git -C "$T" rev-parse --short=12 HEAD), bookworm root from $F/sources\\):
 check-fresh: ./setup && make run: passed in [0-9]+ s
 check-fresh:   setup: [0-9]+ s, 3 packages asked for, 7 installed with their dependencies
-check-fresh: ./setup --test && make check: FAILED \\(exit 2\\) in [0-9]+ s
+check-fresh: ./setup --test && make check check-machines: FAILED \\(exit 2\\) in [0-9]+ s
 check-fresh:   setup: [0-9]+ s, 4 packages asked for, 30 installed with their dependencies
-check-fresh:   tests: 3 planned, 1 passed, 1 failed, 1 skipped
-check-fresh:     not ok 3 third
+check-fresh:   tests: 4 planned, 2 passed, 1 failed, 1 skipped
+check-fresh:     not ok 2 third
 check-fresh:     skipped: second # skip gdb is not installed
 check-fresh: logs in $w/logs\$"
 	assert_line "Triad: ..."

@@ -222,11 +222,13 @@ make_var() {
 	grep -q 'export BATS_NO_PARALLELIZE_WITHIN_FILE=true' "$MEMBENCH_ROOT/tests/machines/machines.bats"
 }
 
-@test "CI runs exactly the README's test command, and CONTRIBUTING names the same" {
+@test "CI and check-fresh run exactly the README's test command, and CONTRIBUTING names the same" {
 	local readme ci
 	readme=$(grep -E '^\./setup --test && make ' "$MEMBENCH_ROOT/README.md" | sed 's/ *#.*//')
 	[ -n "$readme" ]
 	ci=$(grep -v '^#' "$MEMBENCH_ROOT/.ci/run" | grep 'setup --test')
 	assert_equal "$ci" "$readme"
 	grep -qF "${readme#./setup --test && }" "$MEMBENCH_ROOT/CONTRIBUTING.md"
+	# and the fresh root runs it whole, the emulated machines too
+	grep -qxF "readme 2 '$readme'" "$MEMBENCH_ROOT/release/check-fresh"
 }
