@@ -124,6 +124,22 @@ setup: ready; now run 'make run' (or 'make check')" ] || fail "stderr: $stderr"
 	assert_equal "$(ls -A "$tmp")" ""
 }
 
+@test "setup's machines capability needs every tool the guests' initramfs copies: without column it is missing, with its package named" {
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check --only machines
+	[ "$status" = 0 ] || skip "the emulated machines' tools are not all here: $output"
+	# column alone hidden: the probe fails on it, and names the package
+	# that brings it (a minimal Debian root has none)
+	PATH=$(trimmed_path column) run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check --only machines
+	assert_failure 1
+	assert_output --regexp '^missing +machines +\(.* bsdextrautils .*\)$'
+	PATH=$(trimmed_path column) run "$MEMBENCH_ROOT/tests/machines/build-initramfs" --missing
+	assert_failure 1
+	assert_output column
+	run "$MEMBENCH_ROOT/tests/machines/build-initramfs" --missing
+	assert_success
+	assert_output ''
+}
+
 @test "setup: an unknown option is refused in one line" {
 	run --separate-stderr "$MEMBENCH_ROOT/setup" --tset
 	assert_failure 2
