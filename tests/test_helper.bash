@@ -156,8 +156,12 @@ need_mount_ns() {
 
 # refused_by ARGS...: bench refuses ARGS as bad input: status 2, nothing
 # on stdout, exactly one "bench: ..." line on stderr (left in $stderr).
-refused_by() {
-	run --separate-stderr "$BENCH" "$@"
+refused_by() { refused_command "$BENCH" "$@"; }
+
+# refused_command COMMAND...: as refused_by, for a command line that runs
+# bench under another (taskset -c 1 "$BENCH" ARGS...).
+refused_command() {
+	run --separate-stderr "$@"
 	assert_failure 2
 	assert_output ""
 	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || {
