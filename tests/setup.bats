@@ -126,7 +126,7 @@ setup: ready; now run 'make run' (or 'make check')" ] || fail "stderr: $stderr"
 
 @test "setup's machines capability needs every tool the guests' initramfs copies: without column it is missing, with its package named" {
 	run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check --only machines
-	[ "$status" = 0 ] || skip "the emulated machines' tools are not all here: $output"
+	[ "$status" = 0 ] || missing_tool "the emulated machines' tools are not all here: $output"
 	# column alone hidden: the probe fails on it, and names the package
 	# that brings it (a minimal Debian root has none)
 	PATH=$(trimmed_path column) run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check --only machines
