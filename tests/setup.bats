@@ -93,6 +93,78 @@ EOF
 	[ ! -f "$t/Makefile" ]
 }
 
+# hold_apt_lock SECONDS: a process that holds, as apt does (a POSIX lock
+# through fcntl), the dpkg frontend lock of an apt configuration of the
+# test's own ($APT_CONFIG), for SECONDS, and creates released.mark just
+# before it lets go; its pid in $holder.
+hold_apt_lock() {
+	local d=$BATS_TEST_TMPDIR/apt
+	mkdir -p "$d/dpkg" "$d/lists" "$d/archives"
+	: >"$d/dpkg/status"
+	printf 'Dir::State::status "%s/dpkg/status";\nDir::State::lists "%s/lists/";\nDir::Cache::archives "%s/archives/";\n' \
+		"$d" "$d" "$d" >"$d/apt.conf"
+	export APT_CONFIG=$d/apt.conf
+	# the interpreter itself, not test_helper's python3 function, whose
+	# subshell would hold no lock and have another pid
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=$(type -P python3)
+	"$py" -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[3], "w").close()
+time.sleep(float(sys.argv[2]))
+open(sys.argv[4], "w").close()' "$d/dpkg/lock-frontend" "$1" "$d/held.mark" "$BATS_TEST_TMPDIR/released.mark" 3>&- &
+	holder=$!
+	until [ -e "$d/held.mark" ]; do sleep 0.1; done
+	holder_name=$(cat "/proc/$holder/comm")
+}
+
+@test "setup waits its turn for another package manager's lock, saying for whom and how long at most; past that it stops naming the holder" {
+	[ "$(id -u)" = 0 ] || skip "setup installs only as root"
+	need qemu-aarch64-static
+	need python3
+	local bin t
+	bin=$(trimmed_path qemu-aarch64-static apt-get)
+	fake_apt "$bin"
+	# the stand-in notes whether the holder had let go when it ran
+	sed -i "2i [ -e '$BATS_TEST_TMPDIR/released.mark' ] && echo after-release >>'$BATS_TEST_TMPDIR/apt.log'" "$bin/apt-get"
+	t=$(tree_copy)
+	hold_apt_lock 3
+	PATH=$bin MATRIX_COMPILERS=gcc MEMBENCH_APT_WAIT=120 run --separate-stderr "$t/setup" --test --only aarch64-static
+	wait "$holder"
+	assert_success
+	[[ "$stderr" == *"setup: waiting for another package manager (pid $holder, $holder_name) to finish with $BATS_TEST_TMPDIR/apt/dpkg/lock-frontend; at most 120 s"* ]] ||
+		fail "no wait line: $stderr"
+	assert_equal "$(grep -c 'waiting for' <<<"$stderr")" 1
+	# apt-get ran only once the lock was free, update and install both
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/apt.log")" "after-release
+update -qq
+after-release
+install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
+	[[ "$stderr" == *"setup: now working: aarch64-static"* ]]
+
+	# past the bound: one line naming the holder, exit 1, apt-get never run
+	rm -f "$BATS_TEST_TMPDIR/apt.log" "$BATS_TEST_TMPDIR/released.mark" "$BATS_TEST_TMPDIR/apt/held.mark" "$bin/qemu-aarch64-static"
+	hold_apt_lock 30
+	PATH=$bin MEMBENCH_APT_WAIT=2 run --separate-stderr "$t/setup" --test --only aarch64-static
+	kill "$holder"
+	assert_failure 1
+	[ ! -e "$BATS_TEST_TMPDIR/apt.log" ] || fail "apt-get ran: $(cat "$BATS_TEST_TMPDIR/apt.log")"
+	assert_equal "$(tail -n 1 <<<"$stderr")" "setup: another package manager (pid $holder, $holder_name) still holds $BATS_TEST_TMPDIR/apt/dpkg/lock-frontend after 2 s; run ./setup again when it has finished (MEMBENCH_APT_WAIT sets the wait)"
+	# a lock taken between setup's look and apt-get's own: apt-get's
+	# "Could not get lock" is waited out and apt-get run again
+	fake_apt "$bin"
+	sed -i "2i [ -e '$BATS_TEST_TMPDIR/raced' ] || { : >'$BATS_TEST_TMPDIR/raced'; echo 'E: Could not get lock /x. It is held by process 1 (apt)' >&2; exit 100; }" "$bin/apt-get"
+	PATH=$bin MATRIX_COMPILERS=gcc MEMBENCH_APT_WAIT=60 run --separate-stderr "$t/setup" --test --only aarch64-static
+	assert_success
+	assert_equal "$(grep -c '^update -qq$' "$BATS_TEST_TMPDIR/apt.log")" 1
+	[[ "$stderr" != *"Could not get lock"* ]] || fail "apt-get's lock error was passed on: $stderr"
+	# a bound that is no number is refused before anything is probed
+	MEMBENCH_APT_WAIT=soon run --separate-stderr "$t/setup" --test --only aarch64-static
+	assert_failure 2
+	assert_equal "$stderr" "setup: MEMBENCH_APT_WAIT must be a whole number of seconds, not 'soon'"
+}
+
 @test "setup --test: after an install every probe runs again, each in a fresh directory, and passes as it did the first time" {
 	[ "$(id -u)" = 0 ] || skip "setup installs only as root"
 	need qemu-aarch64-static
