@@ -310,6 +310,27 @@ make_var() {
 	grep -q 'export BATS_NO_PARALLELIZE_WITHIN_FILE=true' "$MEMBENCH_ROOT/tests/machines/machines.bats"
 }
 
+@test "make check ends with its slowest files, each file's whole wall time, setup_file included, and its time in all" {
+	need parallel
+	local mk
+	mk=$(dirname "$BENCH")
+	[ -f "$mk/Makefile" ] || skip "no Makefile beside $BENCH"
+	run make -s -C "$mk" check JOBS=2 TESTS="fixtures/timing/quick.bats fixtures/timing/slow.bats"
+	assert_success
+	assert_line "make check: its slowest files (10 at most), wall seconds of each, setup_file included, beside other files:"
+	assert_line --regexp '^make check: [0-9]+ s in all \(budget: 20 minutes on the 2-vCPU guest, docs/testing.md\)$'
+	# slow.bats first, with the 2 s of its setup_file and the 1 s of its test
+	run sed -n '/slowest files/{n;p;n;p;}' <<<"$output"
+	[[ "${lines[0]}" =~ ^\ +([0-9]+)\ s\ \ slow\.bats$ ]] || fail "first: ${lines[0]}"
+	[ "${BASH_REMATCH[1]}" -ge 3 ] || fail "slow.bats took 3 s at least, the report says ${BASH_REMATCH[1]}"
+	[[ "${lines[1]}" =~ ^\ +[0-9]+\ s\ \ quick\.bats$ ]] || fail "second: ${lines[1]}"
+	# file-times takes a file's name only where it is a plain NAME.bats
+	printf '1\t:\t0\t  7.5\t0\t0\t0\t0\tbats-exec-file -j 2 /t/$(x).bats /l\n2\t:\t0\t 1.2\t0\t0\t0\t0\tbats-exec-test -j 2 /t/a.bats /l\n' >"$BATS_TEST_TMPDIR/log"
+	run "$MEMBENCH_ROOT/tests/file-times" "$BATS_TEST_TMPDIR/log"
+	assert_success
+	assert_output ""
+}
+
 @test "CI and check-fresh run exactly the README's test command, and CONTRIBUTING names the same" {
 	local readme ci
 	readme=$(grep -E '^\./setup --test && make ' "$MEMBENCH_ROOT/README.md" | sed 's/ *#.*//')
