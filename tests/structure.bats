@@ -44,3 +44,56 @@ load test_helper
 	[ "$(printf '%s\n' "$map" | wc -l)" -ge 20 ]
 	diff <(printf '%s\n' "$map") <(printf '%s\n' "$banners")
 }
+
+# readme_problems FILE: one line for each thing FILE (a README) says that
+# is not so: more than 300 lines; a plan ("planned", "not yet built",
+# "under way"); a mode bench does not take, a harness or matrix command,
+# a make target, an installed membench-* command or a linked file that
+# does not exist.  Nothing when all hold.
+readme_problems() {
+	local f=$1 modes w code
+	[ "$(wc -l <"$f")" -le 300 ] || echo "$(wc -l <"$f") lines, more than 300"
+	grep -inE 'planned|not yet built|not built yet|under way|coming soon' "$f" | sed 's/^/a plan: /'
+	# what it gives as code: fenced blocks' lines and `spans`
+	code=$(awk '/^```/ { fence = !fence; next } fence { sub(/[ \t]#.*/, ""); print; next } { while (match($0, /`[^`]+`/)) { print substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }' "$f")
+	# the modes: bench's usage line, each `bench MODE` and **`MODE`**
+	modes=$("$BENCH" --help | sed -n '1s/^usage: bench \[\([a-z0-9|]*\)\].*/\1/p')
+	[ -n "$modes" ] || echo "bench --help has no usage line with its modes"
+	grep -F 'bench [' "$f" | grep -vqF "bench [$modes]" && echo "its usage line is not bench's: bench [$modes]"
+	for w in $(grep -oE '(^|[ /])bench [a-z][a-z0-9_]*' <<<"$code" | sed 's/.* //' | sort -u) \
+		$(grep -oE '^- \*\*`[a-z0-9_]+`\*\*' "$f" | tr -d '*`-' | sort -u); do
+		case "|$modes|lat_mem_rd|" in *"|$w|"*) ;; *) echo "no mode '$w' (bench [$modes])" ;; esac
+	done
+	for w in $(grep -oE '\bmake [a-z][a-z-]*' <<<"$code" | sed 's/^make //' | sort -u); do
+		grep -qE "^$w:" "$MEMBENCH_ROOT/Makefile.in" || echo "no make target '$w'"
+	done
+	for w in $(grep -oE '(harness|matrix)/[a-z][a-z0-9/._-]*[a-z0-9]' "$f" | sort -u); do
+		[ -e "$MEMBENCH_ROOT/$w" ] || echo "no command $w"
+	done
+	for w in $(grep -oE '\bmembench-[a-z][a-z-]*' "$f" | sort -u); do
+		grep -qE "(harness|matrix)/${w#membench-}( |$)|$w( |$)" "$MEMBENCH_ROOT/Makefile.in" || echo "no installed command $w"
+	done
+	for w in $(grep -oE '\]\([A-Za-z0-9_./-]+(#[a-z0-9_-]+)?\)' "$f" | sed 's/^](//; s/[#)].*//' | sort -u); do
+		[ -e "$MEMBENCH_ROOT/$w" ] || echo "no file $w"
+	done
+}
+
+@test "the README is a newcomer's page: at most 300 lines, no plans, and every mode, command, target and file it names exists" {
+	run readme_problems "$MEMBENCH_ROOT/README.md"
+	assert_success
+	assert_output ""
+	# each kind of untruth, planted in a copy, is named
+	local r=$BATS_TEST_TMPDIR/README.md
+	cp "$MEMBENCH_ROOT/README.md" "$r"
+	printf '%s\n' '- **`tlb`** measures the TLBs.' 'Run `bench warp`, or:' '```sh' './bench tlb2 -s 1000   # then' 'make frobnicate' '```' \
+		'harness/teleport and membench-teleport are planned.' 'Installing it is under way, see [x](docs/none.md).' >>"$r"
+	run readme_problems "$r"
+	for w in "no mode 'tlb'" "no mode 'warp'" "no mode 'tlb2'" "no make target 'frobnicate'" \
+		"no command harness/teleport" "no installed command membench-teleport" "no file docs/none.md"; do
+		assert_line --partial "$w"
+	done
+	assert_equal "$(grep -c '^a plan: ' <<<"$output")" 2
+	seq 300 >>"$r"
+	run readme_problems "$r"
+	assert_line --regexp '^[0-9]+ lines, more than 300$'
+}
