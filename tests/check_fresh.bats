@@ -102,6 +102,7 @@ case "${!#}" in
 		kill -TERM "$PPID"
 		exec sleep 600 >/dev/null 2>&1
 	fi
+	echo "make check: 1 s in all (budget: 20 minutes on the 2-vCPU guest, docs/testing.md)"
 	# make check passed; the emulated machines' suite fails
 	echo 1..2
 	echo "ok 1 a shape boots"
@@ -184,6 +185,8 @@ check-fresh: ./setup && make run: passed in [0-9]+ s
 check-fresh:   setup: [0-9]+ s, 3 packages asked for, 7 installed with their dependencies
 check-fresh: ./setup --test && make check check-machines: FAILED \\(exit 2\\) in [0-9]+ s
 check-fresh:   setup: [0-9]+ s, 4 packages asked for, 30 installed with their dependencies
+check-fresh:   the whole command: [0-9]+ s of its 35 min budget
+check-fresh:     setup [0-9]+ s of 5 min, make check 1 s of 20 min, check-machines [0-9]+ s of 10 min
 check-fresh:   tests: 4 planned, 2 passed, 1 failed, 1 skipped
 check-fresh:     not ok 2 third
 check-fresh:     skipped: second # skip gdb is not installed
