@@ -34,29 +34,56 @@ machine_shapes() {
 
 # boot_machines: build the initramfs from this tree, then boot each shape
 # once, its console in $MACHINES_DIR/SHAPE.log and the seconds it took in
-# SHAPE.seconds.  MACHINES_KEEP=1 keeps a finished log from an earlier
-# run instead of booting again (for work on the tests themselves).
+# SHAPE.seconds.  MACHINES_JOBS guests at a time (default: one a host
+# CPU, since QEMU runs each guest in one host thread), the most vCPUs
+# first, so that the longest boot does not start last and run alone.
+# MACHINES_KEEP=1 keeps a finished log from an earlier run instead of
+# booting again (for work on the tests themselves).
 boot_machines() {
-	local s t0 log
+	local s t0 jobs running=0
 	command -v qemu-system-x86_64 >/dev/null || return 0
+	jobs=${MACHINES_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	[[ "$jobs" =~ ^[1-9][0-9]{0,2}$ ]] ||
+		{ echo "check-machines: MACHINES_JOBS must be a number of guests from 1, not '$jobs'" >&2; return 1; }
 	mkdir -p "$MACHINES_DIR"
 	if [ "${MACHINES_KEEP:-0}" != 1 ] || [ ! -s "$MACHINES_DIR/initrd" ]; then
 		t0=$SECONDS
 		"$MACHINES_HERE/build-initramfs" "$MACHINES_DIR/initrd" "$BENCH" >&2 || return 1
 		echo "# initramfs built in $((SECONDS - t0)) s" >&3
 	fi
-	for s in $(machine_shapes); do
-		log=$MACHINES_DIR/$s.log
-		if [ "${MACHINES_KEEP:-0}" = 1 ] && grep -q '^@@@ done rc=' "$log" 2>/dev/null; then
+	echo "# booting $(machine_shapes | wc -l) shapes, $jobs at a time" >&3
+	for s in $(machines_longest_first); do
+		if [ "${MACHINES_KEEP:-0}" = 1 ] && grep -q '^@@@ done rc=' "$MACHINES_DIR/$s.log" 2>/dev/null; then
 			echo "# $s: kept the log of an earlier boot" >&3
 			continue
 		fi
-		rm -f "$log" "$MACHINES_DIR/$s.seconds"
-		t0=$SECONDS
-		"$MACHINES_HERE/boot" "$MACHINES_HERE/shapes/$s" "$MACHINES_DIR/initrd" "$log" >&2 || :
-		echo $((SECONDS - t0)) >"$MACHINES_DIR/$s.seconds"
-		echo "# $s: booted and checked in $((SECONDS - t0)) s, log $log" >&3
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n || :
+			running=$((running - 1))
+		fi
+		boot_one "$s" &
+		running=$((running + 1))
 	done
+	wait
+}
+
+# machines_longest_first: machine_shapes, the most vCPUs first.
+machines_longest_first() {
+	local s
+	for s in $(machine_shapes); do
+		(shape_read "$MACHINES_HERE/shapes/$s" && printf '%s %s\n' "$(shape_cpus)" "$s") || printf '0 %s\n' "$s"
+	done | sort -k1,1nr -k2,2 | cut -d' ' -f2
+}
+
+# boot_one SHAPE: boot it, its console in SHAPE.log, its seconds in
+# SHAPE.seconds.  A guest that does not finish leaves a log without
+# "@@@ done", which shape_begin reports test by test.
+boot_one() {
+	local s=$1 t0=$SECONDS log=$MACHINES_DIR/$1.log
+	rm -f "$log" "$MACHINES_DIR/$s.seconds"
+	"$MACHINES_HERE/boot" "$MACHINES_HERE/shapes/$s" "$MACHINES_DIR/initrd" "$log" >&2 || :
+	echo $((SECONDS - t0)) >"$MACHINES_DIR/$s.seconds"
+	echo "# $s: booted and checked in $((SECONDS - t0)) s, log $log" >&3
 }
 
 # need_machines: the tools the tier needs (a failure under CI=true).
