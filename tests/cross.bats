@@ -250,16 +250,23 @@ teardown_file() {
 	done
 }
 
+# cross_build TRIPLET QEMU_ARCH: bench.c built static at -O2 for TRIPLET,
+# warning-free (-Werror), in $bin; built once in a make check run
+# (build_variant's cache) for every test here that runs that target.
+cross_build() {
+	need "$1-gcc"
+	need "qemu-$2-static"
+	bin=$(build_variant "bench-$2" "$1-gcc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror -static \
+		2>"$BATS_TEST_TMPDIR/cc.err") || fail "$1-gcc failed: $(cat "$BATS_TEST_TMPDIR/cc.err")"
+	# nothing from the compiler or the linker (the test that builds it
+	# first sees it)
+	[ ! -s "$BATS_TEST_TMPDIR/cc.err" ] || fail "$1-gcc warned: $(cat "$BATS_TEST_TMPDIR/cc.err")"
+}
+
 # cross_check TRIPLET QEMU_ARCH: build and run bench.c for that target.
 cross_check() {
-	local triplet="$1" qemu="qemu-$2-static" bin
-	need "$triplet-gcc"
-	need "$qemu"
-	bin="$BATS_TEST_TMPDIR/bench-$2"
-	run "$triplet-gcc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror -static \
-		"$MEMBENCH_ROOT/bench.c" -o "$bin"
-	assert_success
-	assert_output ""
+	local qemu="qemu-$2-static" bin
+	cross_build "$1" "$2"
 	run "$qemu" "$bin" stream -s 20000 -n 3
 	assert_success
 	assert_line --regexp '^Solution Validates'
@@ -279,12 +286,8 @@ cross_check() {
 # cross_bin TRIPLET QEMU_ARCH: a static build for that target, or skip.
 # run_target ARGS runs the last one under its qemu.
 cross_bin() {
-	local triplet="$1"
 	qemu="qemu-$2-static"
-	need "$triplet-gcc"
-	need "$qemu"
-	bin="$BATS_TEST_TMPDIR/bench-$2"
-	"$triplet-gcc" -std=c99 -O2 -static "$MEMBENCH_ROOT/bench.c" -o "$bin"
+	cross_build "$1" "$2"
 }
 
 run_target() {
@@ -400,15 +403,18 @@ C
 # and cortex-a57 is a CPU without it.
 
 # sve_bin NAME CFLAGS...: an aarch64 build, or skip.
+# (-O2 alone is cross_build's aarch64 bench, shared with the tests above)
 sve_bin() {
 	local name="$1"
 	shift
+	qemu="qemu-aarch64-static"
+	if [ "$*" = -O2 ]; then
+		cross_build aarch64-linux-gnu aarch64
+		return
+	fi
 	need aarch64-linux-gnu-gcc
 	need qemu-aarch64-static
-	qemu="qemu-aarch64-static"
-	bin="$BATS_TEST_TMPDIR/bench-sve-$name"
-	aarch64-linux-gnu-gcc -std=c99 -static "$@" "$MEMBENCH_ROOT/bench.c" -o "$bin" 2>"$BATS_TEST_TMPDIR/ld.err" ||
-		{ cat "$BATS_TEST_TMPDIR/ld.err"; return 1; }
+	bin=$(build_variant "bench-sve-$name" aarch64-linux-gnu-gcc -std=c99 -static "$@") || return 1
 }
 
 @test "aarch64 with SVE: every vector length dispatches to SVE (streaming stores, or --isa auto), says its length, and validates" {

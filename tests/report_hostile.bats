@@ -160,6 +160,11 @@ EOF
 			for f in "$run"/plot-*.svg; do
 				[ ! -e "$f" ] || python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"
 			done
+			# compare, submission and verify read no plot labels and
+			# every number alike: the levels' numbers (a part of
+			# numbers') and the short strings (strings' kind, made to
+			# fit a plot's label) add nothing there
+			case "$pass" in levels | short) continue ;; esac
 			run "$COMPARE" "$run" "$BATS_FILE_TMPDIR/results/${run#"$W"/}"
 			run "$COMPARE" --json "$run" "$run"
 			out=$BATS_TEST_TMPDIR/bundles-$pass

@@ -36,11 +36,9 @@ EOF
 	chmod +x "$1/apt-get"
 }
 
-@test "setup --test --check: one line per capability, ok or missing, and the status says whether any is missing" {
-	run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check
-	local n_missing
-	n_missing=$(printf '%s\n' "$output" | grep -c '^missing ' || true)
-	# every line is a verdict on one capability
+# check_verdicts: $output is --check's: one verdict a line, on each
+# capability the suite relies on.
+check_verdicts() {
 	if printf '%s\n' "$output" | grep -qvE '^(ok|missing) +[a-z0-9-]+( .*)?$'; then
 		fail "a line that is no verdict: $output"
 	fi
@@ -48,14 +46,15 @@ EOF
 		ppc64le-static valgrind gdb chromium openmpi mpich slurm machines; do
 		assert_line --regexp "^(ok|missing) +$cap( |\$)"
 	done
-	if [ "$n_missing" = 0 ]; then
-		assert_success
-		[ "$stderr" = "setup: every capability is here" ]
-	else
-		assert_failure 1
-		[[ "$stderr" == "setup: missing:"* ]]
-		[ "${CI:-}" != true ] || fail "CI ran after ./setup --test, yet: $output"
-	fi
+}
+
+@test "setup --check: capabilities that are all here pass, and say so" {
+	run --separate-stderr "$MEMBENCH_ROOT/setup" --test --check --only cc,make,jq
+	assert_success
+	assert_equal "$output" "ok       cc
+ok       make
+ok       jq"
+	assert_equal "$stderr" "setup: every capability is here"
 }
 
 @test "setup --check names a cross toolchain that cannot run, with its packages, and installs nothing" {
@@ -165,7 +164,7 @@ install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cro
 	assert_equal "$stderr" "setup: MEMBENCH_APT_WAIT must be a whole number of seconds, not 'soon'"
 }
 
-@test "setup --test: after an install every probe runs again, each in a fresh directory, and passes as it did the first time" {
+@test "setup --test --check: a verdict a line, status 1 with one missing; after an install every probe runs again, each in a fresh directory, and passes as it did the first time" {
 	[ "$(id -u)" = 0 ] || skip "setup installs only as root"
 	need qemu-aarch64-static
 	local bin t ok tmp
@@ -179,8 +178,16 @@ install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cro
 	# it: setup probes them all, installs, then probes them all again in
 	# the same process, where a probe that finds what its first run
 	# left (ssh-keygen's key asked "Overwrite (y/n)?") fails
+	# (this --check of every capability is also the test of --check's
+	# verdicts: one a line, each capability named, status 1 when any is
+	# missing, and under CI nothing else missing)
 	PATH=$bin TMPDIR=$tmp run --separate-stderr "$t/setup" --test --check
+	check_verdicts
+	assert_failure 1
 	assert_line --regexp '^missing +aarch64-static '
+	[ "${CI:-}" != true ] || [ "$stderr" = "setup: missing: aarch64-static" ] ||
+		fail "CI ran after ./setup --test, yet: $stderr"
+	[[ "$stderr" == "setup: missing:"*" aarch64-static"* ]] || fail "stderr: $stderr"
 	ok=$(printf '%s\n' "$output" | sed -n 's/^ok  *//p' | paste -sd,)
 	[[ ",$ok," == *,ssh-keygen,* ]] || [ "${CI:-}" != true ] || fail "ssh-keygen is not ok under CI: $output"
 	[ "$(wc -l <<<"${ok//,/$'\n'}")" -ge 10 ] || fail "too few capabilities here to try: $ok"
@@ -315,8 +322,13 @@ make_var() {
 	local mk
 	mk=$(dirname "$BENCH")
 	[ -f "$mk/Makefile" ] || skip "no Makefile beside $BENCH"
-	run make -s -C "$mk" check JOBS=2 TESTS="fixtures/timing/quick.bats fixtures/timing/slow.bats"
+	# a job log of its own: the build's is the make check around this test's
+	run make -s -C "$mk" check JOBS=2 TESTS="fixtures/timing/quick.bats fixtures/timing/slow.bats" \
+		CHECK_JOBLOG="$BATS_TEST_TMPDIR/check.joblog"
 	assert_success
+	assert_equal "$(grep -c 'bats-exec-file .*/fixtures/timing/' "$BATS_TEST_TMPDIR/check.joblog")" 2
+	assert_line --regexp '^ok 1 a test that returns at once in [0-9]+ms$'
+
 	assert_line "make check: its slowest files (10 at most), wall seconds of each, setup_file included, beside other files:"
 	assert_line --regexp '^make check: [0-9]+ s in all \(budget: 20 minutes on the 2-vCPU guest, docs/testing.md\)$'
 	# slow.bats first, with the 2 s of its setup_file and the 1 s of its test
