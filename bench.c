@@ -3687,7 +3687,7 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 			if (p->mode == A_STATIC && n > STREAM_ARRAY_SIZE)
 				n = STREAM_ARRAY_SIZE;
 		}
-		if (!opt_given(o, "size") && n > fit && fit >= 2) {
+		if ((o->size_auto || !opt_given(o, "size")) && n > fit && fit >= 2) {
 			/* a size bench chose: capped, and said */
 			p->wanted = n;
 			n = fit;
@@ -5735,7 +5735,7 @@ static void print_limits_text(const struct system_info *si,
 			       b->mem_source);
 		else {
 			format_bytes(b2, sizeof(b2), box_room());
-			printf("%sMemory limit: %s (%s); bench's arrays take at "
+			printf("%sMemory limit: %s (%s); bench's arrays and buffers take at "
 			       "most %s of it\n", prefix, b1, b->mem_source, b2);
 		}
 	} else
@@ -7304,6 +7304,9 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 	json_open("run", '{');
 	json_int("array_size", (long long)r->n);
 	json_bool("size_auto", o->size_auto);
+	/* the size bench chose before the memory limit capped it */
+	json_int_or_null("array_size_wanted", r->plan.wanted != 0,
+			 (long long)r->plan.wanted);
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
@@ -7328,6 +7331,9 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
 	json_int("threads_requested", threads_requested());
 	json_int("threads_counted", threads_counted);
+	json_str("threads_quota", threads_quota_text[0] ? threads_quota_text
+							: NULL);
+	json_bool("threads_over_quota", threads_over_quota);
 	json_str("binding", bind);
 	json_str("binding_rule", bind_rule_names[rule]);
 	json_int("span_bytes", (long long)(r->span_bytes ? r->span_bytes : CACHE_LINE));
