@@ -10723,6 +10723,8 @@ static unsigned long long lat_loaded_max(const struct options *o,
 /* Refuse latency options that cannot run (the allocation plan refuses
  * the rest), before anything is allocated or printed, and fill in the
  * default stride: the OS-reported line, or 64. */
+static unsigned long long lat_max_wanted; /* the default --max the limit capped; 0 none */
+
 static void lat_check(struct options *o, const struct system_info *si)
 {
 	char b1[32], b2[32];
@@ -10745,6 +10747,7 @@ static void lat_check(struct options *o, const struct system_info *si)
 		if (fit >= (1ULL << 20))
 			fit = fit >> 20 << 20;
 		if (fit >= o->lat_min && fit >= 2 * o->strides[0]) {
+			lat_max_wanted = want;
 			o->lat_max = fit;
 			box_capped("latency's default --max", want >> 10, fit >> 10,
 				   " KiB");
@@ -14143,6 +14146,9 @@ static int plan_mode(struct options *o, const struct system_info *si)
 			kv_none(&s, "memory_limit_bytes");
 		if (has_bw && bw.wanted)
 			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
+		if (has_lat && lat_max_wanted)
+			kv_int(&s, "latency_max_wanted", NULL,
+			       (long long)lat_max_wanted);
 		if (b->cpus > 0) {
 			kv_num(&s, "cpu_quota", NULL, b->cpus, 6, NULL);
 			kv_str(&s, "cpu_quota_source", NULL, b->cpu_source);
