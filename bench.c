@@ -12873,6 +12873,8 @@ struct cluster_rank {
 	double epsilon;   /* validation, as validate() left it */
 	double expected[3], avg_abs[3];
 	long long nerr[3];
+	double mem_limit;  /* its cgroup's memory limit in bytes; 0 none */
+	double cpu_quota;  /* its cgroup's CPU quota in CPUs; 0 none */
 };
 
 /* stream_mpi.c's table over every rank: each repetition's time is the
@@ -12907,6 +12909,9 @@ struct cluster_node {
 	int nbad;      /* ranks that failed */
 	int pages_known;
 	double page_kib, huge_pct;
+	int limits_known;           /* a run's: its ranks sent their limits */
+	double mem_limit, cpu_quota; /* the smallest of its ranks'; 0 none */
+	int limits_differ;          /* not the limits most nodes have */
 };
 
 /* The messages of this layer name the rank and its node, then end the
@@ -13316,6 +13321,27 @@ static double cluster_slowest(const struct cluster_rank *rk,
 /* Nodes from the ranks' records and times: a node's rate for a kernel
  * is the bytes all its ranks moved over the repetition's slowest rank,
  * best over the repetitions after the first. */
+/* Mark the nodes whose limits are not the ones most nodes have (a tie:
+ * the first node's), so that the table names a node whose job or
+ * container box differs from the others'. */
+static void cluster_limits_differ(struct cluster_node *nd, int nn)
+{
+	int i, j, best = 0, best_n = 0;
+	for (i = 0; i < nn; i++) {
+		int same = 0;
+		for (j = 0; j < nn; j++)
+			same += nd[j].mem_limit == nd[i].mem_limit &&
+				nd[j].cpu_quota == nd[i].cpu_quota;
+		if (same > best_n) {
+			best_n = same;
+			best = i;
+		}
+	}
+	for (i = 0; i < nn; i++)
+		nd[i].limits_differ = nd[i].mem_limit != nd[best].mem_limit ||
+				      nd[i].cpu_quota != nd[best].cpu_quota;
+}
+
 static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			 unsigned long long ntimes, unsigned kernels,
 			 struct cluster_node *nd, int nn)
@@ -13348,7 +13374,16 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			if (rk[i].page_kib < n->page_kib)
 				n->page_kib = rk[i].page_kib;
 		}
+		/* the box of the node: its ranks' smallest limits */
+		if (!n->limits_known || (rk[i].mem_limit > 0 &&
+		    (n->mem_limit == 0 || rk[i].mem_limit < n->mem_limit)))
+			n->mem_limit = rk[i].mem_limit;
+		if (!n->limits_known || (rk[i].cpu_quota > 0 &&
+		    (n->cpu_quota == 0 || rk[i].cpu_quota < n->cpu_quota)))
+			n->cpu_quota = rk[i].cpu_quota;
+		n->limits_known = 1;
 	}
+	cluster_limits_differ(nd, nn);
 	for (k = 0; k < NKERNELS; k++) {
 		if (!(kernels & (1u << k)))
 			continue;
@@ -13619,6 +13654,13 @@ static void cluster_json_node(const struct cluster_figures *f, int j)
 		json_num("page_kib", n->page_kib);
 		json_num("huge_pct", n->huge_pct);
 	}
+	if (n->limits_known) {
+		/* its cgroup's: null where there is none */
+		json_int_or_null("memory_limit_bytes", n->mem_limit > 0,
+				 (long long)n->mem_limit);
+		json_num("cpu_quota_cpus", n->cpu_quota > 0 ? n->cpu_quota : NAN);
+		json_bool("limits_differ", n->limits_differ);
+	}
 	json_close('}');
 }
 
@@ -13712,6 +13754,42 @@ static void cluster_json(const struct options *o, const struct system_info *si,
 	json_end();
 }
 
+/* The limits the nodes ran under (their cgroups': a Slurm job's --mem,
+ * a container's), and each node whose limits are not the others'. */
+static void cluster_limit_words(const struct cluster_node *n, char *buf,
+				size_t len)
+{
+	char b1[32] = "none";
+	if (n->mem_limit > 0)
+		format_bytes(b1, sizeof(b1), (unsigned long long)n->mem_limit);
+	if (n->cpu_quota > 0)
+		snprintf(buf, len, "memory limit %s, CPU quota %.2f CPUs", b1,
+			 n->cpu_quota);
+	else
+		snprintf(buf, len, "memory limit %s, CPU quota none", b1);
+}
+
+static void cluster_text_limits(const struct cluster_figures *f)
+{
+	char w[96];
+	int j, same = 0, differ = 0;
+	if (f->nn == 0 || !f->nd[0].limits_known)
+		return;
+	for (j = f->nn - 1; j >= 0; j--) {
+		if (!f->nd[j].limits_differ)
+			same = j;
+		differ += f->nd[j].limits_differ;
+	}
+	cluster_limit_words(&f->nd[same], w, sizeof(w));
+	printf("Limits: %s%s\n", w, differ ? " on the other nodes"
+	       : f->nn > 1 ? " on every node" : "");
+	for (j = 0; j < f->nn; j++)
+		if (f->nd[j].limits_differ) {
+			cluster_limit_words(&f->nd[j], w, sizeof(w));
+			printf("Limits differ on %s: %s\n", f->nd[j].host, w);
+		}
+}
+
 /* The per-node table: a row per node, then the sum and the spread. */
 static void cluster_text_table(const struct cluster_figures *f)
 {
@@ -13743,6 +13821,7 @@ static void cluster_text_table(const struct cluster_figures *f)
 		printf(" %-10s %s\n", n->valid ? "passed" : "FAILED",
 		       cluster_pages(n, pb, sizeof(pb)));
 	}
+	cluster_text_limits(f);
 	printf(HLINE);
 	for (i = 0; i < 4; i++) {
 		printf("%-20s %5s %7s", names[i], "", "");
@@ -13921,6 +14000,8 @@ static void cluster_rank_record(const struct stream_run *r, double lat_ns,
 		me->avg_abs[i] = r->avg_abs[i];
 		me->nerr[i] = r->nerr[i];
 	}
+	me->mem_limit = (double)os_box_limits()->mem;
+	me->cpu_quota = os_box_limits()->cpus;
 	me->pages_known = r->pages[0].known;
 	me->page_kib = (double)r->pages[0].page_kib;
 	me->huge_pct = 100;
