@@ -5521,12 +5521,12 @@ static void kv_str(const struct kv *s, const char *key, const char *label,
 	kv_text(s, key, label, v ? v : "unknown");
 }
 
-/* A fact there is none of: JSON null, "none" in the text. */
+/* A fact there is none of: null in the JSON and the key=value lines. */
 static void kv_none(const struct kv *s, const char *key)
 {
 	if (s->json)
 		json_str(key, NULL);
-	kv_text(s, key, NULL, "none");
+	kv_text(s, key, NULL, "null");
 }
 
 static void kv_int(const struct kv *s, const char *key, const char *label,
