@@ -124,7 +124,8 @@ limits() {
 	[ "$output" = "none|none|none|none|none" ]
 	# v1 limits, one of them above the machine: reported, not binding
 	echo 1125899906842624 >"$cg/memory/a/memory.limit_in_bytes"
-	echo 150000 >"$cg/cpu,cpuacct/a/cpu.cfs_quota_us"
+	echo 75000 >"$cg/cpu,cpuacct/a/cpu.cfs_quota_us" # of 50000: 1.5 CPUs
+	echo 50000 >"$cg/cpu,cpuacct/a/cpu.cfs_period_us"
 	limits
 	[ "$output" = "1125899906842624|cgroup v1 memory.limit_in_bytes of /a|1.5|cgroup v1 cpu.cfs_quota_us/cpu.cfs_period_us of /a|none" ]
 	run --separate-stderr "$BENCH" -s 100000 --plan
