@@ -206,7 +206,6 @@ real_box() {
 		echo 100000 >"$v1/cpu/$BOX_NAME/cpu.cfs_period_us"
 		echo "$quota" >"$v1/cpu/$BOX_NAME/cpu.cfs_quota_us"
 		BOX_MEM="$v1/memory/$BOX_NAME/step" BOX_CPU="$v1/cpu/$BOX_NAME"
-		BOX_KIND=v1
 		return 0
 	fi
 	for v2 in /sys/fs/cgroup /sys/fs/cgroup/unified; do
@@ -223,7 +222,6 @@ real_box() {
 	echo "$mem" >"$v2/$BOX_NAME/memory.max"
 	echo "$quota 100000" >"$v2/$BOX_NAME/cpu.max"
 	BOX_MEM="$v2/$BOX_NAME/step" BOX_CPU="$v2/$BOX_NAME/step"
-	BOX_KIND=v2
 }
 
 # in_box COMMAND...: COMMAND inside the real box (the paths are
