@@ -150,7 +150,19 @@ limits() {
 	: >"$box/proc/self/mountinfo"
 	limits
 	[ "$output" = "none|none|none|none|the memory controller's cgroup fs is not mounted; the cpu controller's cgroup fs is not mounted" ]
+	# a container's view (Docker on v1 without a cgroup namespace): the
+	# mount's root is the container's cgroup, mounted as the top
+	fake_box "$box" "4:memory:/docker/c1" "3:cpu,cpuacct:/docker/c1"
+	sed -i 's| / /sys/fs/cgroup/memory | /docker/c1 /sys/fs/cgroup/memory |' "$box/proc/self/mountinfo"
+	rm -r "$cg/memory/a/memory.limit_in_bytes"
+	echo $((700 << 20)) >"$cg/memory/memory.limit_in_bytes"
+	# (inside the mount, /docker/c1 would be another cgroup, not ours)
+	mkdir -p "$cg/memory/docker/c1"
+	echo $((50 << 20)) >"$cg/memory/docker/c1/memory.limit_in_bytes"
+	limits
+	[ "$output" = "$((700 << 20))|cgroup v1 memory.limit_in_bytes of /|none|none|none" ]
 	# the root cgroup of v2: no limit files, nothing to say
+	rm "$cg/memory/memory.limit_in_bytes"
 	fake_box "$box" "0::/"
 	limits
 	[ "$output" = "none|none|none|none|none" ]
