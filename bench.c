@@ -162,6 +162,18 @@
 #ifndef BENCH_LLC_FACTOR
 #define BENCH_LLC_FACTOR 4
 #endif
+/* Under a cgroup memory limit (a Slurm job's --mem, a container's
+ * --memory) every size bench chooses, and every size it accepts, leaves
+ * this many MiB plus 1/BENCH_HEADROOM_SHARE of the limit for bench
+ * itself: its code and libraries (about 6 MiB), the threads' stacks,
+ * page tables and what else the cgroup charges.  Measured here: 8.5 MiB
+ * resident for a run of 2.4 MiB of arrays. */
+#ifndef BENCH_HEADROOM_MIB
+#define BENCH_HEADROOM_MIB 32
+#endif
+#ifndef BENCH_HEADROOM_SHARE
+#define BENCH_HEADROOM_SHARE 64
+#endif
 /* The build line, passed in by the Makefile; "unknown" for a hand build. */
 #ifndef BENCH_CFLAGS
 #define BENCH_CFLAGS "unknown"
@@ -1169,6 +1181,336 @@ static unsigned long long physical_memory(void)
 		return 0;
 	return (unsigned long long)pages * (unsigned long long)psz;
 #endif
+}
+
+
+/* -- The box: the cgroup limits this process runs under ----------------
+ * A Slurm job, a container or a systemd unit caps memory and CPU time
+ * through the process's cgroup, and the machine's totals are then not
+ * what bench may use: a run sized from them meets the OOM killer, and
+ * one thread a CPU under a quota of half a CPU is throttled in turn.
+ * os_box_limits() reads, for this process's cgroup and each parent up
+ * to the top of the mount (a parent's limit binds too), cgroup v2's
+ * memory.max, memory.high and cpu.max, or v1's memory.limit_in_bytes and
+ * cpu.cfs_quota_us over cpu.cfs_period_us, and keeps the smallest of
+ * each.  The mounts come from /proc/self/mountinfo; MEMBENCH_CGROUP,
+ * for tests, is a directory put before every mount point it names.
+ * What could not be read is said, and counts as no limit.  Where the OS
+ * has no cgroups, there are no limits. */
+#define BOX_TEXT 256
+struct box_limits {
+	unsigned long long mem;     /* bytes; 0: no limit */
+	char mem_source[BOX_TEXT];  /* "cgroup v2 memory.max of /a/b" */
+	double cpus;                /* CPUs of time a period; 0: no quota */
+	char cpu_source[BOX_TEXT];
+	char unread[BOX_TEXT];      /* what could not be read; "" nothing */
+};
+
+/* v1 writes "no limit" as the largest page count it keeps, about 2^63:
+ * anything from 2^62 up is no limit. */
+#define BOX_UNLIMITED (1ULL << 62)
+
+#ifdef __linux__
+static void box_unread(struct box_limits *b, const char *what)
+{
+	size_t n = strlen(b->unread), w = strlen(what);
+	if (n && n + 2 < sizeof(b->unread)) {
+		memcpy(b->unread + n, "; ", 3);
+		n += 2;
+	}
+	if (n + w >= sizeof(b->unread))
+		w = sizeof(b->unread) - n - 1;
+	memcpy(b->unread + n, what, w);
+	b->unread[n + w] = '\0';
+}
+
+/* A whole unsigned decimal, or "max" (*v = 0); -1 malformed. */
+static int box_number(const char *s, unsigned long long *v)
+{
+	char *end;
+	if (strcmp(s, "max") == 0) {
+		*v = 0;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+/* Reads dir/name into line: 1 read, 0 absent (that cgroup sets
+ * nothing), -1 there but unreadable (said in b->unread). */
+static int box_file(struct box_limits *b, const char *dir, const char *name,
+		    char *line, size_t len)
+{
+	char path[4096 + 64], what[BOX_TEXT];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (read_first_line(path, line, len) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	snprintf(what, sizeof(what), "%s (%s)", name, strerror(errno));
+	box_unread(b, what);
+	return -1;
+}
+
+/* The memory limits of one cgroup (dir; rel, its name, for the source). */
+static void box_memory_at(struct box_limits *b, const char *dir,
+			  const char *rel, int v2)
+{
+	static const char *const v2_files[] = {"memory.max", "memory.high"};
+	char line[128], what[BOX_TEXT];
+	size_t i, n = v2 ? 2 : 1;
+	for (i = 0; i < n; i++) {
+		const char *name = v2 ? v2_files[i] : "memory.limit_in_bytes";
+		unsigned long long v;
+		if (box_file(b, dir, name, line, sizeof(line)) <= 0)
+			continue;
+		if (box_number(line, &v) != 0 || (v == 0 && !v2)) {
+			snprintf(what, sizeof(what), "%s of %s is not a size",
+				 name, rel);
+			box_unread(b, what);
+			continue;
+		}
+		if (v == 0 || v >= BOX_UNLIMITED || (b->mem && v >= b->mem))
+			continue;
+		b->mem = v;
+		snprintf(b->mem_source, sizeof(b->mem_source), "cgroup v%d %s "
+			 "of %s", v2 ? 2 : 1, name, rel);
+	}
+}
+
+/* The CPU quota of one cgroup. */
+static void box_cpu_at(struct box_limits *b, const char *dir, const char *rel,
+		       int v2)
+{
+	char line[128], quota[64] = "", period[64] = "", what[BOX_TEXT];
+	unsigned long long q, p;
+	double cpus;
+	if (v2) {
+		if (box_file(b, dir, "cpu.max", line, sizeof(line)) <= 0)
+			return;
+		if (sscanf(line, "%63s %63s", quota, period) < 1)
+			quota[0] = '\0';
+		if (!period[0])
+			strcpy(period, "100000");
+	} else {
+		if (box_file(b, dir, "cpu.cfs_quota_us", quota, sizeof(quota)) <= 0)
+			return;
+		if (strcmp(quota, "-1") == 0)
+			return;
+		if (box_file(b, dir, "cpu.cfs_period_us", period,
+			     sizeof(period)) <= 0)
+			return;
+	}
+	if (box_number(quota, &q) != 0 || box_number(period, &p) != 0 ||
+	    p == 0 || (q == 0 && strcmp(quota, "max") != 0)) {
+		snprintf(what, sizeof(what), "%s of %s is not a quota",
+			 v2 ? "cpu.max" : "cpu.cfs_quota_us", rel);
+		box_unread(b, what);
+		return;
+	}
+	if (q == 0)
+		return; /* "max": no quota */
+	cpus = (double)q / (double)p;
+	if (b->cpus > 0 && cpus >= b->cpus)
+		return;
+	b->cpus = cpus;
+	snprintf(b->cpu_source, sizeof(b->cpu_source), "cgroup v%d %s of %s",
+		 v2 ? 2 : 1, v2 ? "cpu.max" : "cpu.cfs_quota_us/cpu.cfs_period_us",
+		 rel);
+}
+
+/* mountinfo writes a space as \040 and so on: decoded in place. */
+static void box_unescape(char *s)
+{
+	char *d = s;
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 4;
+		} else
+			*d++ = *s++;
+	}
+	*d = '\0';
+}
+
+/* Whether the comma list has the word. */
+static int box_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	while (list && *list) {
+		if (strncmp(list, word, n) == 0 && (list[n] == ',' || !list[n]))
+			return 1;
+		list = strchr(list, ',');
+		if (list)
+			list++;
+	}
+	return 0;
+}
+
+/* The mount of controller (v2: any cgroup2 mount): its point (with the
+ * test prefix) and its root inside the hierarchy; 0 when found. */
+static int box_mount(const char *controller, int v2, char *point,
+		     size_t plen, char *root, size_t rlen)
+{
+	char path[512], line[4096];
+	const char *pre = getenv("MEMBENCH_CGROUP");
+	int found = -1;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/self/mountinfo", procfs_root());
+	if (!(f = pseudo_open(path)))
+		return -1;
+	while (found && fgets(line, sizeof(line), f)) {
+		char r[2048], mp[2048], *dash = strstr(line, " - ");
+		char fstype[64], src[512], opts[1024];
+		if (!dash || sscanf(line, "%*s %*s %*s %2047s %2047s", r, mp) != 2 ||
+		    sscanf(dash + 3, "%63s %511s %1023s", fstype, src, opts) != 3)
+			continue;
+		if (v2 ? strcmp(fstype, "cgroup2") != 0
+		       : strcmp(fstype, "cgroup") != 0 || !box_has(opts, controller))
+			continue;
+		box_unescape(r);
+		box_unescape(mp);
+		snprintf(point, plen, "%s%s", pre ? pre : "", mp);
+		snprintf(root, rlen, "%s", r);
+		found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* One controller: its line of /proc/self/cgroup, its mount, then each
+ * cgroup from this process's up to the mount's top. */
+static void box_controller(struct box_limits *b, const char *controller,
+			   const char *cgfile)
+{
+	char line[4096], point[2048], root[2048], dir[4096 + 16];
+	char rel[4096] = "", found[4096] = "";
+	int v2 = 0, have = 0;
+	const char *p = cgfile;
+	/* "id:controllers:path" lines; v2's is "0::path" */
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *c1, *c2;
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = nl ? nl + 1 : NULL;
+		if (!(c1 = strchr(line, ':')) || !(c2 = strchr(c1 + 1, ':')))
+			continue;
+		*c2 = '\0';
+		if (box_has(c1 + 1, controller) && !have) {
+			snprintf(found, sizeof(found), "%s", c2 + 1);
+			have = 1;
+			v2 = 0;
+		} else if (!c1[1] && strcmp(line, "0:") == 0 && !have) {
+			snprintf(found, sizeof(found), "%s", c2 + 1);
+			v2 = 1;
+		}
+	}
+	if (!found[0])
+		return; /* neither hierarchy has this process */
+	if (box_mount(controller, v2, point, sizeof(point), root,
+		      sizeof(root)) != 0) {
+		snprintf(line, sizeof(line), "the %s controller's cgroup fs "
+			 "is not mounted", controller);
+		box_unread(b, line);
+		return;
+	}
+	/* inside a cgroup namespace the path may not start with the
+	 * mount's root: then the mount's top is the process's cgroup */
+	if (strcmp(root, "/") == 0)
+		snprintf(rel, sizeof(rel), "%s", found);
+	else if (strncmp(found, root, strlen(root)) == 0 &&
+		 (found[strlen(root)] == '/' || !found[strlen(root)]))
+		snprintf(rel, sizeof(rel), "%s", found + strlen(root));
+	if (!rel[0])
+		strcpy(rel, "/");
+	if (strstr(rel, "/..") || strchr(rel, '\n')) {
+		box_unread(b, "/proc/self/cgroup names a path with '..'");
+		return;
+	}
+	for (;;) {
+		char *slash;
+		snprintf(dir, sizeof(dir), "%s%s", point,
+			 strcmp(rel, "/") == 0 ? "" : rel);
+		if (strcmp(controller, "memory") == 0)
+			box_memory_at(b, dir, rel, v2);
+		else
+			box_cpu_at(b, dir, rel, v2);
+		if (strcmp(rel, "/") == 0)
+			break;
+		slash = strrchr(rel, '/');
+		if (slash == rel)
+			rel[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			break;
+	}
+}
+#endif
+
+/* The limits, read once (later calls give the same). */
+static const struct box_limits *os_box_limits(void)
+{
+	static struct box_limits b;
+	static int done;
+#ifdef __linux__
+	char path[512], cg[8192];
+	FILE *f;
+	size_t n;
+#endif
+	if (done)
+		return &b;
+	done = 1;
+#ifdef __linux__
+	snprintf(path, sizeof(path), "%s/self/cgroup", procfs_root());
+	if (!(f = pseudo_open(path))) {
+		if (errno != ENOENT)
+			box_unread(&b, "/proc/self/cgroup");
+		return &b;
+	}
+	n = fread(cg, 1, sizeof(cg) - 1, f);
+	cg[n] = '\0';
+	fclose(f);
+	box_controller(&b, "memory", cg);
+	box_controller(&b, "cpu", cg);
+#endif
+	return &b;
+}
+/* What a run may allocate in all under the memory limit: the limit less
+ * the headroom; ULLONG_MAX where there is no limit. */
+static unsigned long long box_room(void)
+{
+	const struct box_limits *b = os_box_limits();
+	unsigned long long head;
+	if (!b->mem)
+		return ULLONG_MAX;
+	head = ((unsigned long long)BENCH_HEADROOM_MIB << 20) +
+	       b->mem / BENCH_HEADROOM_SHARE;
+	return b->mem > head ? b->mem - head : 0;
+}
+
+/* The CPUs the quota gives, rounded up (0: no quota), as Go's
+ * GOMAXPROCS and the JVM's processor count follow it. */
+static int box_cpus(void)
+{
+	const struct box_limits *b = os_box_limits();
+	double c = b->cpus;
+	int n;
+	if (c <= 0)
+		return 0;
+	if (c > (double)INT_MAX / 2)
+		return INT_MAX / 2;
+	n = (int)c;
+	return n < c || n < 1 ? n + 1 : n;
 }
 
 /* Whether x is a finite number, from its bits: -ffinite-math-only (and
@@ -3121,6 +3463,75 @@ static unsigned long long stream_rule_elements(unsigned long long llc)
 		   : 0;
 }
 
+/* The memory limit in words, for refusals and notes: "the memory limit
+ * of 200 MiB (cgroup v1 memory.limit_in_bytes of /job_5)". */
+static void box_limit_words(char *buf, size_t len)
+{
+	const struct box_limits *b = os_box_limits();
+	char b1[32];
+	format_bytes(b1, sizeof(b1), b->mem);
+	snprintf(buf, len, "the memory limit of %s (%.200s)", b1, b->mem_source);
+}
+
+/* Say once what the memory limit capped: a size bench chose for itself
+ * (--size auto, the default size, latency's default --max, nodes'
+ * buffer), now smaller so that the run fits. */
+static void box_capped(const char *what, unsigned long long wanted,
+		       unsigned long long got, const char *unit)
+{
+	char lim[BOX_TEXT + 64];
+	int i;
+	box_limit_words(lim, sizeof(lim));
+	for (i = 0; i < nwarnings; i++)
+		if (strstr(warnings[i], what) && strstr(warnings[i], "capped"))
+			return;
+	warn("%s: capped at %llu%s (wanted %llu%s) to fit under %s, with %d MiB "
+	     "and 1/%d of it left for bench itself", what, got, unit, wanted,
+	     unit, lim, BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
+}
+
+/* The bytes a latency run with chase buffers of max bytes takes: each
+ * buffer, a random chase's order (4 bytes a line of the smallest
+ * stride), and --load-threads' arrays of max(max, LAT_LOAD_MIN_BYTES). */
+static unsigned long long lat_need(const struct options *o,
+				   unsigned long long max)
+{
+	unsigned long long stride = 64, each, need;
+	int i, regions = o->parallel > 0 ? o->parallel : 1;
+	for (i = 0; i < o->nstrides; i++)
+		if (i == 0 || o->strides[i] < stride)
+			stride = o->strides[i];
+	if (stride < sizeof(void *))
+		stride = sizeof(void *);
+	need = max + (o->pattern == P_RANDOM ? max / stride * 4 : 0);
+	if (need > ULLONG_MAX / 4 / (unsigned long long)regions)
+		return ULLONG_MAX;
+	need *= (unsigned long long)regions;
+	each = max > LAT_LOAD_MIN_BYTES ? max : LAT_LOAD_MIN_BYTES;
+	if (o->load_threads > 0 &&
+	    (unsigned long long)o->load_threads > ULLONG_MAX / 4 / each)
+		return ULLONG_MAX;
+	return need + each * (unsigned long long)(o->load_threads > 0 ?
+						  o->load_threads : 0);
+}
+
+/* The largest --max (whole KiB) whose run fits in room bytes; 0 none. */
+static unsigned long long lat_fit(const struct options *o,
+				  unsigned long long room)
+{
+	unsigned long long lo = 0, hi = room;
+	if (room == ULLONG_MAX)
+		return ULLONG_MAX;
+	while (lo < hi) { /* lat_need grows with max: bisect */
+		unsigned long long mid = lo + (hi - lo + 1) / 2;
+		if (lat_need(o, mid) <= room)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo >> 10 << 10;
+}
+
 /* What one program of a run allocates. */
 struct alloc_plan {
 	enum mode part;        /* M_STREAM (three arrays) or M_LATENCY (one buffer) */
@@ -3136,6 +3547,8 @@ struct alloc_plan {
 	unsigned long long rule_elems; /* STREAM's rule for all of them */
 	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
 	size_t huge_pages;     /* such pages the regions fill */
+	unsigned long long room;   /* what the memory limit lets it take; ULLONG_MAX none */
+	unsigned long long wanted; /* bandwidth: elements before the limit capped them; 0 not capped */
 	char flag[32];         /* what chose the mode, for errors: "--alloc
 				* mmap", or the lat_mem_rd personality's
 				* compiled "LAT_ALLOC mmap" */
@@ -3190,6 +3603,23 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 			die("%s is larger than this machine's physical memory "
 			    "(%s)", max, b2);
 		}
+		p->room = box_room();
+		if (lat_need(o, o->lat_max) > p->room) {
+			char lim[BOX_TEXT + 64];
+			unsigned long long fit = lat_fit(o, p->room);
+			box_limit_words(lim, sizeof(lim));
+			format_bytes(b2, sizeof(b2), lat_need(o, o->lat_max));
+			if (fit < 4096)
+				die("%s: %s leaves no room for a chase (bench keeps "
+				    "%d MiB and 1/%d of it for itself)", max, lim,
+				    BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
+			format_bytes(b1, sizeof(b1), fit);
+			if (o->lmrd)
+				snprintf(b1, sizeof(b1), "%llu", fit >> 20);
+			die("%s: the run needs %s, more than %s allows with "
+			    "bench's own headroom; the largest that fits is %s %s",
+			    max, b2, lim, o->lmrd ? "size_in_MB" : "--max", b1);
+		}
 		if (p->mode == A_STATIC &&
 		    (BENCH_NO_STATIC || o->lat_max > STATIC_BYTES))
 			die("%s: the chase buffer of %llu bytes does not "
@@ -3231,6 +3661,16 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		unsigned long long n = o->size, per, total;
 		p->mode = o->alloc;
 		p->regions = 3;
+		/* the most elements whose three arrays fit under a memory
+		 * limit (fit 0: none fits; ULLONG_MAX: no limit) */
+		unsigned long long fit = ULLONG_MAX;
+		p->room = box_room();
+		if (p->room != ULLONG_MAX) {
+			unsigned long long pad = 3 * (o->stagger + o->offset *
+						      sizeof(elem_t));
+			fit = p->room > pad ? (p->room - pad) / (3 * sizeof(elem_t))
+					    : 0;
+		}
 		if (o->size_auto) {
 			/* never below the compiled size; the three arrays take at
 			 * most half of memory; static arrays keep their size */
@@ -3246,6 +3686,27 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 				n = cap;
 			if (p->mode == A_STATIC && n > STREAM_ARRAY_SIZE)
 				n = STREAM_ARRAY_SIZE;
+		}
+		if ((o->size_auto || !opt_given(o, "size")) && n > fit && fit >= 2) {
+			/* a size bench chose: capped, and said */
+			p->wanted = n;
+			n = fit;
+			box_capped(o->size_auto ? "--size auto's arrays"
+				   : "the default array size", p->wanted, n,
+				   " elements");
+		}
+		if (n > fit) {
+			char lim[BOX_TEXT + 64];
+			box_limit_words(lim, sizeof(lim));
+			if (fit < 2)
+				die("--size: %s leaves no room for the arrays "
+				    "(bench keeps %d MiB and 1/%d of it for itself)",
+				    lim, BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
+			die("--size: 3 arrays of %llu elements need %.1f MiB, more "
+			    "than %s allows with bench's own headroom; the largest "
+			    "that fits is --size %llu", n,
+			    (double)((n + o->offset) * sizeof(elem_t) * 3 +
+				     3 * o->stagger) / 1048576.0, lim, fit);
 		}
 		per = (n + o->offset) * sizeof(elem_t);
 		total = 3 * per + 3 * o->stagger;
@@ -3937,8 +4398,32 @@ static int threads_requested(void)
 #endif
 }
 
+/* Who chose the thread count under a CPU quota, in words for the
+ * header ("" where there is no quota); over_quota: more threads than
+ * the quota's CPUs, which take turns on them. */
+static char threads_quota_text[BOX_TEXT + 128];
+static int threads_over_quota;
+
 static void setup_threads(const struct options *o)
 {
+	const struct box_limits *b = os_box_limits();
+	int quota = box_cpus();
+#ifdef _OPENMP
+	const char *env = getenv("OMP_NUM_THREADS");
+	int given = o->threads > 0 || (env && *env);
+	if (quota > 0 && !given && omp_get_max_threads() > quota) {
+		/* as Go's GOMAXPROCS and the JVM do: the quota, rounded up */
+		omp_set_num_threads(quota);
+		snprintf(threads_quota_text, sizeof(threads_quota_text),
+			 "%d, from the CPU quota of %.2f CPUs (%.200s), not the "
+			 "allowed CPUs", quota, b->cpus, b->cpu_source);
+	}
+#endif
+	if (quota > 0 && !threads_quota_text[0])
+		snprintf(threads_quota_text, sizeof(threads_quota_text),
+			 "%d under a CPU quota of %.2f CPUs (%.200s)",
+			 o->threads > 0 ? (int)o->threads : threads_requested(),
+			 b->cpus, b->cpu_source);
 #ifdef _OPENMP
 	if (o->threads > 0)
 		omp_set_num_threads((int)o->threads);
@@ -3951,6 +4436,13 @@ static void setup_threads(const struct options *o)
 		die("--threads %ld: this bench was built without OpenMP "
 		    "(rebuild with -fopenmp)", o->threads);
 #endif
+	if (quota > 0 && threads_requested() > quota) {
+		threads_over_quota = 1;
+		warn("%d threads under a CPU quota of %.2f CPUs (%.200s): they "
+		     "take turns on the time of %d CPU%s, and the figures are not the "
+		     "machine's", threads_requested(), b->cpus, b->cpu_source,
+		     quota, quota == 1 ? "" : "s");
+	}
 }
 
 /* -- Where --bind auto puts the threads --------------------------------
@@ -5029,6 +5521,14 @@ static void kv_str(const struct kv *s, const char *key, const char *label,
 	kv_text(s, key, label, v ? v : "unknown");
 }
 
+/* A fact there is none of: null in the JSON and the key=value lines. */
+static void kv_none(const struct kv *s, const char *key)
+{
+	if (s->json)
+		json_str(key, NULL);
+	kv_text(s, key, NULL, "null");
+}
+
 static void kv_int(const struct kv *s, const char *key, const char *label,
 		   long long v)
 {
@@ -5221,6 +5721,34 @@ static void print_shape_text(const struct machine_shape *m)
 	}
 }
 
+/* The cgroup's limits, one line each, every line after prefix. */
+static void print_limits_text(const struct system_info *si,
+			      const char *prefix)
+{
+	const struct box_limits *b = os_box_limits();
+	char b1[32], b2[32];
+	if (b->mem) {
+		format_bytes(b1, sizeof(b1), b->mem);
+		if (si->phys_mem && b->mem >= si->phys_mem)
+			printf("%sMemory limit: %s (%s), above the machine's "
+			       "memory: it does not bind\n", prefix, b1,
+			       b->mem_source);
+		else {
+			format_bytes(b2, sizeof(b2), box_room());
+			printf("%sMemory limit: %s (%s); bench's arrays and buffers take at "
+			       "most %s of it\n", prefix, b1, b->mem_source, b2);
+		}
+	} else
+		printf("%sMemory limit: none\n", prefix);
+	if (b->cpus > 0)
+		printf("%sCPU quota: %.2f CPUs (%s)\n", prefix, b->cpus,
+		       b->cpu_source);
+	else
+		printf("%sCPU quota: none\n", prefix);
+	if (b->unread[0])
+		printf("%sLimits not read: %s\n", prefix, b->unread);
+}
+
 static void print_system_text(const struct system_info *si)
 {
 	char b1[32], buf[640];
@@ -5257,6 +5785,7 @@ static void print_system_text(const struct system_info *si)
 #endif
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
+	print_limits_text(si, "");
 	print_shape_text(si->shape);
 	describe_policy(&si->policy, buf, sizeof(buf));
 	printf("Memory policy: %s", buf);
@@ -5385,6 +5914,28 @@ static void json_policy(const struct mem_policy *p)
 	json_close('}');
 }
 
+/* system.memory_limit, cpu_quota and limits_unread: null where none. */
+static void json_limits(void)
+{
+	const struct box_limits *b = os_box_limits();
+	if (b->mem) {
+		json_open("memory_limit", '{');
+		json_int("bytes", (long long)b->mem);
+		json_str("source", b->mem_source);
+		json_int("usable_bytes", (long long)box_room());
+		json_close('}');
+	} else
+		json_str("memory_limit", NULL);
+	if (b->cpus > 0) {
+		json_open("cpu_quota", '{');
+		json_num("cpus", b->cpus);
+		json_str("source", b->cpu_source);
+		json_close('}');
+	} else
+		json_str("cpu_quota", NULL);
+	json_str("limits_unread", b->unread[0] ? b->unread : NULL);
+}
+
 static void json_system(const struct system_info *si)
 {
 	int i;
@@ -5430,6 +5981,7 @@ static void json_system(const struct system_info *si)
 	json_policy(&si->policy);
 	json_int_or_null("numa_balancing", si->numa_balancing >= 0,
 			 si->numa_balancing);
+	json_limits();
 	json_close('}');
 }
 
@@ -6297,6 +6849,10 @@ static void stream_run_rules(const struct options *o, struct stream_run *r)
 		}
 	if (!r->valid)
 		rule_broken(r, "validation failed");
+	if (threads_over_quota)
+		rule_broken(r, "%d threads above a CPU quota of %.2f CPUs: the "
+			    "figures are not the machine's", threads_counted,
+			    os_box_limits()->cpus);
 	if (o->kernels != STREAM_KERNELS)
 		rule_broken(r, "kernels other than STREAM's four");
 	if (BENCH_TYPEID != 1)
@@ -6490,6 +7046,12 @@ static void print_placement_text(const struct options *o,
 		printf("Array size: %llu elements, chosen by --size auto (%dx the "
 		       "reported last-level cache, at most half of memory)\n",
 		       (unsigned long long)r->n, BENCH_LLC_FACTOR);
+	if (r->plan.wanted) {
+		char lim[BOX_TEXT + 64];
+		box_limit_words(lim, sizeof(lim));
+		printf("Array size: capped from %llu to %llu elements by %s\n",
+		       r->plan.wanted, (unsigned long long)r->n, lim);
+	}
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
@@ -6516,6 +7078,8 @@ static void print_placement_text(const struct options *o,
 		printf("Mapping %c: %s\n", array_names[i], map);
 	}
 	printf("Binding: %s\n", bind);
+	if (threads_quota_text[0])
+		printf("Threads: %s\n", threads_quota_text);
 	printf("Thread CPUs:");
 	for (i = 0; i < threads_counted && i < MAX_THREADS; i++)
 		printf(" %d:%d", i, thread_cpu_start[i]);
@@ -6740,6 +7304,9 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 	json_open("run", '{');
 	json_int("array_size", (long long)r->n);
 	json_bool("size_auto", o->size_auto);
+	/* the size bench chose before the memory limit capped it */
+	json_int_or_null("array_size_wanted", r->plan.wanted != 0,
+			 (long long)r->plan.wanted);
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
@@ -6764,6 +7331,9 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 	json_int("bytes_per_element", (long long)sizeof(elem_t));
 	json_int("threads_requested", threads_requested());
 	json_int("threads_counted", threads_counted);
+	json_str("threads_quota", threads_quota_text[0] ? threads_quota_text
+							: NULL);
+	json_bool("threads_over_quota", threads_over_quota);
 	json_str("binding", bind);
 	json_str("binding_rule", bind_rule_names[rule]);
 	json_int("span_bytes", (long long)(r->span_bytes ? r->span_bytes : CACHE_LINE));
@@ -9866,6 +10436,7 @@ static void lat_print_summary(const struct options *o,
 	for (i = 0; i < o->nstrides; i++)
 		lat_print_levels(&r->sums[i], r->mhz);
 	lat_print_os_caches(si);
+	print_limits_text(si, "# ");
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
 	       "before %d repeats agreed within %.0f%%\n", r->npts, r->elapsed,
 	       r->unstable, LAT_POINT_CAP_NS / 1e6, LAT_STABLE_REPEATS,
@@ -10152,6 +10723,8 @@ static unsigned long long lat_loaded_max(const struct options *o,
 /* Refuse latency options that cannot run (the allocation plan refuses
  * the rest), before anything is allocated or printed, and fill in the
  * default stride: the OS-reported line, or 64. */
+static unsigned long long lat_max_wanted; /* the default --max the limit capped; 0 none */
+
 static void lat_check(struct options *o, const struct system_info *si)
 {
 	char b1[32], b2[32];
@@ -10167,6 +10740,19 @@ static void lat_check(struct options *o, const struct system_info *si)
 		return;
 	if (o->load_threads > 0 && !opt_given(o, "max"))
 		o->lat_max = lat_loaded_max(o, si);
+	if (!opt_given(o, "max") && !o->lmrd &&
+	    lat_need(o, o->lat_max) > box_room()) {
+		/* a --max bench chose: capped under the memory limit, and said */
+		unsigned long long fit = lat_fit(o, box_room()), want = o->lat_max;
+		if (fit >= (1ULL << 20))
+			fit = fit >> 20 << 20;
+		if (fit >= o->lat_min && fit >= 2 * o->strides[0]) {
+			lat_max_wanted = want;
+			o->lat_max = fit;
+			box_capped("latency's default --max", want >> 10, fit >> 10,
+				   " KiB");
+		}
+	}
 	if (o->lat_min > o->lat_max) {
 		format_bytes(b1, sizeof(b1), o->lat_min);
 		format_bytes(b2, sizeof(b2), o->lat_max);
@@ -11622,6 +12208,34 @@ static void nodes_plan_size(const struct options *o,
 			nr->capped_by = c->node;
 		}
 	}
+	if (box_room() != ULLONG_MAX) {
+		/* a cell at a time: three arrays, or a buffer and its chase's
+		 * order (4 bytes a line of at least 8 bytes... 64 as a rule) */
+		unsigned long long room = box_room(),
+				   fit = need == 3 ? room / 3 : room / 17 * 16;
+		char lim[BOX_TEXT + 64];
+		box_limit_words(lim, sizeof(lim));
+		fit = fit >> 20 << 20;
+		if (nr->bytes > fit && o->buffer) {
+			format_bytes(b1, sizeof(b1), nr->bytes);
+			format_bytes(b2, sizeof(b2), fit);
+			if (fit < (1ULL << 20))
+				die("--buffer %s: %s leaves no room for a cell", b1,
+				    lim);
+			die("--buffer %s: a cell needs more than %s allows with "
+			    "bench's own headroom; the largest that fits is "
+			    "--buffer %s", b1, lim, b2);
+		}
+		if (nr->bytes > fit) {
+			if (fit < (1ULL << 20))
+				die("%s leaves no room for a cell's buffer (at least "
+				    "1 MiB)", lim);
+			box_capped("bench nodes' buffer", nr->bytes >> 10, fit >> 10,
+				   " KiB");
+			nr->bytes = fit;
+			nr->bytes_rule = "memory_limit";
+		}
+	}
 	if (nr->bytes > address_space_bytes() / need) {
 		format_bytes(b1, sizeof(b1), nr->bytes);
 		die("--buffer %s: %llu such buffers are more than this %d-bit build "
@@ -11906,6 +12520,10 @@ static void nodes_print_head(const struct options *o,
 		format_bytes(b2, sizeof(b2), NODES_MIN_BYTES);
 		printf("Buffer: %s a cell (the larger of %s and %dx the reported "
 		       "last-level caches)\n", b1, b2, BENCH_LLC_FACTOR);
+	} else if (strcmp(nr->bytes_rule, "memory_limit") == 0) {
+		format_bytes(b2, sizeof(b2), nr->bytes_wanted);
+		printf("Buffer: %s a cell (%s wanted, capped by the memory "
+		       "limit)\n", b1, b2);
 	} else {
 		format_bytes(b2, sizeof(b2), nr->bytes_wanted);
 		printf("Buffer: %s a cell (%s wanted, capped by node %d's free "
@@ -12255,6 +12873,8 @@ struct cluster_rank {
 	double epsilon;   /* validation, as validate() left it */
 	double expected[3], avg_abs[3];
 	long long nerr[3];
+	double mem_limit;  /* its cgroup's memory limit in bytes; 0 none */
+	double cpu_quota;  /* its cgroup's CPU quota in CPUs; 0 none */
 };
 
 /* stream_mpi.c's table over every rank: each repetition's time is the
@@ -12289,6 +12909,9 @@ struct cluster_node {
 	int nbad;      /* ranks that failed */
 	int pages_known;
 	double page_kib, huge_pct;
+	int limits_known;           /* a run's: its ranks sent their limits */
+	double mem_limit, cpu_quota; /* the smallest of its ranks'; 0 none */
+	int limits_differ;          /* not the limits most nodes have */
 };
 
 /* The messages of this layer name the rank and its node, then end the
@@ -12698,6 +13321,27 @@ static double cluster_slowest(const struct cluster_rank *rk,
 /* Nodes from the ranks' records and times: a node's rate for a kernel
  * is the bytes all its ranks moved over the repetition's slowest rank,
  * best over the repetitions after the first. */
+/* Mark the nodes whose limits are not the ones most nodes have (a tie:
+ * the first node's), so that the table names a node whose job or
+ * container box differs from the others'. */
+static void cluster_limits_differ(struct cluster_node *nd, int nn)
+{
+	int i, j, best = 0, best_n = 0;
+	for (i = 0; i < nn; i++) {
+		int same = 0;
+		for (j = 0; j < nn; j++)
+			same += nd[j].mem_limit == nd[i].mem_limit &&
+				nd[j].cpu_quota == nd[i].cpu_quota;
+		if (same > best_n) {
+			best_n = same;
+			best = i;
+		}
+	}
+	for (i = 0; i < nn; i++)
+		nd[i].limits_differ = nd[i].mem_limit != nd[best].mem_limit ||
+				      nd[i].cpu_quota != nd[best].cpu_quota;
+}
+
 static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			 unsigned long long ntimes, unsigned kernels,
 			 struct cluster_node *nd, int nn)
@@ -12730,7 +13374,16 @@ static int cluster_nodes(const struct cluster_rank *rk, const double *times,
 			if (rk[i].page_kib < n->page_kib)
 				n->page_kib = rk[i].page_kib;
 		}
+		/* the box of the node: its ranks' smallest limits */
+		if (!n->limits_known || (rk[i].mem_limit > 0 &&
+		    (n->mem_limit == 0 || rk[i].mem_limit < n->mem_limit)))
+			n->mem_limit = rk[i].mem_limit;
+		if (!n->limits_known || (rk[i].cpu_quota > 0 &&
+		    (n->cpu_quota == 0 || rk[i].cpu_quota < n->cpu_quota)))
+			n->cpu_quota = rk[i].cpu_quota;
+		n->limits_known = 1;
 	}
+	cluster_limits_differ(nd, nn);
 	for (k = 0; k < NKERNELS; k++) {
 		if (!(kernels & (1u << k)))
 			continue;
@@ -13001,6 +13654,13 @@ static void cluster_json_node(const struct cluster_figures *f, int j)
 		json_num("page_kib", n->page_kib);
 		json_num("huge_pct", n->huge_pct);
 	}
+	if (n->limits_known) {
+		/* its cgroup's: null where there is none */
+		json_int_or_null("memory_limit_bytes", n->mem_limit > 0,
+				 (long long)n->mem_limit);
+		json_num("cpu_quota_cpus", n->cpu_quota > 0 ? n->cpu_quota : NAN);
+		json_bool("limits_differ", n->limits_differ);
+	}
 	json_close('}');
 }
 
@@ -13094,6 +13754,42 @@ static void cluster_json(const struct options *o, const struct system_info *si,
 	json_end();
 }
 
+/* The limits the nodes ran under (their cgroups': a Slurm job's --mem,
+ * a container's), and each node whose limits are not the others'. */
+static void cluster_limit_words(const struct cluster_node *n, char *buf,
+				size_t len)
+{
+	char b1[32] = "none";
+	if (n->mem_limit > 0)
+		format_bytes(b1, sizeof(b1), (unsigned long long)n->mem_limit);
+	if (n->cpu_quota > 0)
+		snprintf(buf, len, "memory limit %s, CPU quota %.2f CPUs", b1,
+			 n->cpu_quota);
+	else
+		snprintf(buf, len, "memory limit %s, CPU quota none", b1);
+}
+
+static void cluster_text_limits(const struct cluster_figures *f)
+{
+	char w[96];
+	int j, same = 0, differ = 0;
+	if (f->nn == 0 || !f->nd[0].limits_known)
+		return;
+	for (j = f->nn - 1; j >= 0; j--) {
+		if (!f->nd[j].limits_differ)
+			same = j;
+		differ += f->nd[j].limits_differ;
+	}
+	cluster_limit_words(&f->nd[same], w, sizeof(w));
+	printf("Limits: %s%s\n", w, differ ? " on the other nodes"
+	       : f->nn > 1 ? " on every node" : "");
+	for (j = 0; j < f->nn; j++)
+		if (f->nd[j].limits_differ) {
+			cluster_limit_words(&f->nd[j], w, sizeof(w));
+			printf("Limits differ on %s: %s\n", f->nd[j].host, w);
+		}
+}
+
 /* The per-node table: a row per node, then the sum and the spread. */
 static void cluster_text_table(const struct cluster_figures *f)
 {
@@ -13125,6 +13821,7 @@ static void cluster_text_table(const struct cluster_figures *f)
 		printf(" %-10s %s\n", n->valid ? "passed" : "FAILED",
 		       cluster_pages(n, pb, sizeof(pb)));
 	}
+	cluster_text_limits(f);
 	printf(HLINE);
 	for (i = 0; i < 4; i++) {
 		printf("%-20s %5s %7s", names[i], "", "");
@@ -13303,6 +14000,8 @@ static void cluster_rank_record(const struct stream_run *r, double lat_ns,
 		me->avg_abs[i] = r->avg_abs[i];
 		me->nerr[i] = r->nerr[i];
 	}
+	me->mem_limit = (double)os_box_limits()->mem;
+	me->cpu_quota = os_box_limits()->cpus;
 	me->pages_known = r->pages[0].known;
 	me->page_kib = (double)r->pages[0].page_kib;
 	me->huge_pct = 100;
@@ -13516,6 +14215,29 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	kv_int(&s, "huge_pages", NULL, (long long)pages);
 	if (has_lat)
 		kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
+	/* the box: the limit, what of it the arrays may take, and what the
+	 * limit capped (the harness refuses or warns from these) */
+	{
+		const struct box_limits *b = os_box_limits();
+		if (b->mem) {
+			kv_int(&s, "memory_limit_bytes", NULL, (long long)b->mem);
+			kv_str(&s, "memory_limit_source", NULL, b->mem_source);
+			kv_int(&s, "memory_usable_bytes", NULL, (long long)box_room());
+		} else
+			kv_none(&s, "memory_limit_bytes");
+		if (has_bw && bw.wanted)
+			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
+		if (has_lat && lat_max_wanted)
+			kv_int(&s, "latency_max_wanted", NULL,
+			       (long long)lat_max_wanted);
+		if (b->cpus > 0) {
+			kv_num(&s, "cpu_quota", NULL, b->cpus, 6, NULL);
+			kv_str(&s, "cpu_quota_source", NULL, b->cpu_source);
+		} else
+			kv_none(&s, "cpu_quota");
+		kv_int(&s, "threads", NULL, threads_requested());
+		kv_bool(&s, "threads_over_quota", NULL, threads_over_quota);
+	}
 	if (out.json) {
 		json_close('}');
 		json_end();

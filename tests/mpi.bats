@@ -602,3 +602,31 @@ strip_mpi() {
 	done
 	[ "$n" -eq 8 ]
 }
+
+@test "bench-mpi records each node's cgroup limits, and the table names a node whose limits differ from the others'" {
+	local b d=$BATS_TEST_TMPDIR r
+	need jq
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	# one fake /proc, and a fake cgroup tree a rank: nodeB's box is smaller
+	fake_procfs "$d/proc" 0 0
+	mkdir -p "$d/proc/self"
+	echo "0::/job" >"$d/proc/self/cgroup"
+	echo '30 22 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw' >"$d/proc/self/mountinfo"
+	for r in 0 1 2; do
+		mkdir -p "$d/cg$r/sys/fs/cgroup/job"
+		echo $((1 << 30)) >"$d/cg$r/sys/fs/cgroup/job/memory.max"
+	done
+	echo $((512 << 20)) >"$d/cg1/sys/fs/cgroup/job/memory.max"
+	echo "200000 100000" >"$d/cg1/sys/fs/cgroup/job/cpu.max"
+	printf '#!/bin/sh\nMEMBENCH_CGROUP="$BOX_ROOT/cg$OMPI_COMM_WORLD_RANK" exec "$@"\n' >"$d/rank"
+	chmod +x "$d/rank"
+	BOX_ROOT=$d MEMBENCH_PROCFS=$d/proc BENCH_FAKE_HOST=nodeA,nodeB,nodeC run timeout "$BOUND" \
+		"${launch[@]}" -np 3 "$d/rank" "$b" $TINY --kernels copy --json-file "$d/c.json"
+	assert_success
+	assert_line "Limits: memory limit 1 GiB, CPU quota none on the other nodes"
+	assert_line "Limits differ on nodeB: memory limit 512 MiB, CPU quota 2.00 CPUs"
+	jq -e '[.cluster.nodes[] | [.host, .memory_limit_bytes, .cpu_quota_cpus, .limits_differ]]
+		== [["nodeA", 1073741824, null, false], ["nodeB", 536870912, 2, true],
+		    ["nodeC", 1073741824, null, false]]' "$d/c.json"
+}

@@ -1,9 +1,13 @@
 #!/usr/bin/env bats
 # harness/slurm/membench.sbatch under a real one-node Slurm that each test
 # starts: munged with a key of its own, slurmctld and slurmd from a
-# generated slurm.conf (this host, its CPUs, state in a mktemp directory,
-# no cgroups: proctrack/linuxproc, task/none), then sbatch and a bounded
-# wait.  The daemons are stopped by pid at teardown, whatever happened.
+# generated slurm.conf (this host, its CPUs, state in a mktemp directory),
+# then sbatch and a bounded wait.  Where the host mounts cgroup v1's
+# memory, cpuset and freezer controllers, Slurm's cgroup plugins enforce
+# a job's --mem and --cpus-per-task (proctrack/cgroup, task/cgroup), as a
+# cluster's do; elsewhere no cgroups (proctrack/linuxproc, task/none), and
+# SLURM_CGROUPS says which.  The daemons are stopped by pid at teardown,
+# whatever happened, and the cgroups Slurm made are removed.
 # The machine settings go to a fake sysfs (tests/harness_helper.bash).
 
 # shellcheck disable=SC2030,SC2031 # each test exports its own environment
@@ -44,6 +48,21 @@ slurm_start() {
 	cpus=$(nproc)
 	# ports of our own, away from a real Slurm's 6817/6818
 	port=$((20000 + RANDOM % 20000))
+	# cgroup v1's controllers that Slurm 22.05's cgroup/v1 needs; the
+	# directories it makes under them (slurm_<host>) go at teardown,
+	# those that were there before stay
+	SLURM_CGROUPS=0 SLURM_CG_NEW=()
+	tracking="ProctrackType=proctrack/linuxproc"$'\n'"TaskPlugin=task/none"
+	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
+		[ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] && [ -d /sys/fs/cgroup/freezer ]; then
+		SLURM_CGROUPS=1
+		tracking="ProctrackType=proctrack/cgroup"$'\n'"TaskPlugin=task/cgroup"
+		for c in memory cpuset freezer; do
+			[ -e "/sys/fs/cgroup/$c/slurm_$host" ] || SLURM_CG_NEW+=("/sys/fs/cgroup/$c/slurm_$host")
+		done
+		printf '%s\n' CgroupPlugin=cgroup/v1 CgroupMountpoint=/sys/fs/cgroup \
+			ConstrainRAMSpace=yes ConstrainCores=yes ConstrainSwapSpace=no >"$SL/cgroup.conf"
+	fi
 	cat >"$SL/slurm.conf" <<EOF
 ClusterName=membenchtest
 SlurmctldHost=$host
@@ -60,16 +79,15 @@ SlurmctldPidFile=$SL/slurmctld.pid
 SlurmdPidFile=$SL/slurmd.pid
 SlurmctldLogFile=$SL/log/slurmctld.log
 SlurmdLogFile=$SL/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+$tracking
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=CR_Core_Memory
 MpiDefault=none
 ReturnToService=2
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host CPUs=$cpus RealMemory=2000 State=UNKNOWN
 PartitionName=membenchtest Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
 	export SLURM_CONF=$SL/slurm.conf
@@ -98,6 +116,11 @@ teardown() {
 	for f in slurmd.bgpid slurmctld.bgpid munge/run/munged.pid; do
 		[ -s "$SL/$f" ] && kill -KILL "$(cat "$SL/$f")" 2>/dev/null || :
 	done
+	# the cgroups this Slurm made, deepest first (cgroupfs holds no
+	# links, and find follows none)
+	for f in ${SLURM_CG_NEW[@]+"${SLURM_CG_NEW[@]}"}; do
+		[ -d "$f" ] && find "$f" -depth -type d -exec rmdir {} + 2>/dev/null || :
+	done
 	rm -rf "$SL"
 }
 
@@ -121,7 +144,13 @@ job_wait() {
 	slurm_start
 	export MPICC=mpicc.openmpi OMP_NUM_THREADS=1
 	thp_before=$(cat "$MEMBENCH_SYSFS/kernel/mm/transparent_hugepage/enabled")
-	jid=$(sbatch --parsable -N1 --ntasks-per-node=2 --output="$SL/job.out" \
+	# bench reads its cgroup through the fake machine's /proc: there,
+	# the real one of whichever process reads it
+	ln -s /proc/self "$MEMBENCH_PROCFS/self"
+	# a job's box, as a cluster's scheduler makes it: --mem and
+	# --cpus-per-task (the build inside takes about 280 MB)
+	jid=$(sbatch --parsable -N1 --ntasks-per-node=2 --cpus-per-task=1 --mem=900M \
+		--output="$SL/job.out" \
 		--chdir="$MEMBENCH_ROOT" "$MEMBENCH_ROOT/harness/slurm/membench.sbatch" \
 		--label slurmtest --thp always -- -s 100000 -n 3)
 	st=$(job_wait "$jid")
@@ -146,6 +175,18 @@ job_wait() {
 	[ "$(cat "$MEMBENCH_SYSFS/kernel/mm/transparent_hugepage/enabled")" = "madvise" ]
 	[ -n "$thp_before" ]
 	grep -qx 'bench-mpi exit status: 0' "$dir/provenance.txt"
+	# each node's limits, as bench-mpi read them there: Slurm's cgroup
+	# holds the job to its --mem where the plugin runs; the cpuset (one
+	# CPU a task) is the affinity bench reads as always, not a quota
+	if [ "$SLURM_CGROUPS" = 1 ]; then
+		jq -e '.cluster.nodes[0] | .memory_limit_bytes == 943718400 and .cpu_quota_cpus == null
+			and .limits_differ == false' "$dir/cluster.json"
+		grep -qx "limits on $(hostname): memory limit 943718400 bytes, CPU quota none" "$dir/provenance.txt"
+		grep -qx 'Limits: memory limit 900 MiB, CPU quota none' "$dir/cluster.txt"
+	else
+		echo "# no cgroup v1 memory, cpuset and freezer here: Slurm ran without its cgroup plugin" >&3
+		grep -qx "limits on $(hostname): memory limit none, CPU quota none" "$dir/provenance.txt"
+	fi
 	# harness/report renders the batch job's directory as it is: the
 	# node table is the JSON's node, and the results root indexes the run
 	run "$MEMBENCH_ROOT/harness/report" --format csv --no-plots -o "$SL/report" "$dir"

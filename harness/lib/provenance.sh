@@ -118,6 +118,13 @@ write_provenance() {
 		omp_env_for_bench
 		printf '\n## settings\n'
 		[ ${#SETTINGS[@]} -eq 0 ] || printf -- '- %s\n' "${SETTINGS[@]}"
+		printf '\n## limits (bench info --json: .system.memory_limit, .system.cpu_quota)\n'
+		printf '%s' "$SYSTEM_JSON" | jq -r 'if type != "object" then "bench info gave none"
+			else "memory limit: \((.memory_limit | objects | "\(.bytes) bytes (\(.source))") // "none")",
+			     "CPU quota: \((.cpu_quota | objects | "\(.cpus) CPUs (\(.source))") // "none")",
+			     "not read: \(.limits_unread // "nothing")" end' 2>/dev/null || echo 'bench info gave none'
+		printf '\n## cgroup (/proc/self/cgroup)\n'
+		cat "$PROCFS/self/cgroup" 2>&1 || true
 		printf '\n## numactl\n%s\n' "${OPT_NUMA:-not used}"
 		printf '\n## theoretical peak\n%s\n' "$PEAK_NOTE"
 		printf '\n## kernel command line\n'

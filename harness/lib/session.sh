@@ -74,6 +74,9 @@ session_begin() {
 		[ "$DRY_RUN" = 1 ] || load_build_info
 		detect_runtime
 	fi
+	# a command's check of what bench would do (harness/run: the cgroup's
+	# limits), before any setting changes
+	[ -z "${BEFORE_SETTINGS:-}" ] || [ "$DRY_RUN" = 1 ] || "$BEFORE_SETTINGS"
 	[ -z "$OPT_SMT" ] || apply_smt "$OPT_SMT"
 	[ -z "$OPT_PREFETCH" ] || apply_prefetch "$OPT_PREFETCH"
 	[ -z "$OPT_GOVERNOR" ] || apply_governor "$OPT_GOVERNOR"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # harness/lib/sweep.sh: what a sweep asks of bench's arguments and plan: the mode, the options it sets itself, sizes, bench --plan
-# Needs: messages.sh, options.sh (BENCH, BENCH_ARGS).  Sourced after them, never run.
+# Needs: messages.sh, options.sh (BENCH, BENCH_ARGS), binding.sh (SYSTEM_JSON).  Sourced after them, never run.
 
 # expect_mode MODE: drop MODE from the front of the bench arguments, or
 # refuse another one; a sweep decides the mode itself.
@@ -58,3 +58,27 @@ plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
 # bench_has_latency: a tiny chase; --help would succeed even in a bench
 # whose latency mode is not built yet.
 bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }
+
+# limits_check MODE: under a cgroup's memory limit or CPU quota (bench
+# info --json's system.memory_limit and cpu_quota, in SYSTEM_JSON), what
+# bench would do with the bench arguments, asked of `bench --plan` before
+# any machine setting changes: bench's refusal (a size that cannot fit)
+# ends the run here, in bench's own words; a size the limit capped, and
+# threads above the quota, are warned of.  The rule is bench's, not a
+# copy of it.
+limits_check() {
+	local mode=$1 mem cpus v
+	[ "$SYSTEM_JSON" != null ] || return 0
+	mem=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.memory_limit | objects | .bytes) // empty')
+	cpus=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.cpu_quota | objects | .cpus) // empty')
+	[ -n "$mem$cpus" ] || return 0
+	case "$mode" in stream | latency | all | mix) ;; *) return 0 ;; esac
+	bench_plan ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
+	v=$(plan_value array_size_wanted)
+	[ -z "$v" ] || warn "the memory limit ($(plan_value memory_limit_bytes) bytes, $(plan_value memory_limit_source)) caps the arrays at $(plan_value array_size) elements, not $v"
+	v=$(plan_value latency_max_wanted)
+	[ -z "$v" ] || warn "the memory limit ($(plan_value memory_limit_bytes) bytes, $(plan_value memory_limit_source)) caps latency's --max at $(plan_value latency_max_bytes) bytes, not $v"
+	[ "$(plan_value threads_over_quota)" != 1 ] ||
+		warn "$(plan_value threads) threads under a CPU quota of $(plan_value cpu_quota) CPUs ($(plan_value cpu_quota_source)): they take turns, and the figures are not the machine's"
+	return 0
+}
