@@ -1245,7 +1245,10 @@ static int box_file(struct box_limits *b, const char *dir, const char *name,
 		    char *line, size_t len)
 {
 	char path[4096 + 64], what[BOX_TEXT];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+		box_unread(b, "a cgroup path too long to read");
+		return -1; /* a truncated path is never read */
+	}
 	if (read_first_line(path, line, len) == 0)
 		return 1;
 	if (errno == ENOENT)
@@ -1268,7 +1271,7 @@ static void box_memory_at(struct box_limits *b, const char *dir,
 		if (box_file(b, dir, name, line, sizeof(line)) <= 0)
 			continue;
 		if (box_number(line, &v) != 0 || (v == 0 && !v2)) {
-			snprintf(what, sizeof(what), "%s of %s is not a size",
+			snprintf(what, sizeof(what), "%s of %.180s is not a size",
 				 name, rel);
 			box_unread(b, what);
 			continue;
@@ -1277,7 +1280,7 @@ static void box_memory_at(struct box_limits *b, const char *dir,
 			continue;
 		b->mem = v;
 		snprintf(b->mem_source, sizeof(b->mem_source), "cgroup v%d %s "
-			 "of %s", v2 ? 2 : 1, name, rel);
+			 "of %.180s", v2 ? 2 : 1, name, rel);
 	}
 }
 
@@ -1306,7 +1309,7 @@ static void box_cpu_at(struct box_limits *b, const char *dir, const char *rel,
 	}
 	if (box_number(quota, &q) != 0 || box_number(period, &p) != 0 ||
 	    p == 0 || (q == 0 && strcmp(quota, "max") != 0)) {
-		snprintf(what, sizeof(what), "%s of %s is not a quota",
+		snprintf(what, sizeof(what), "%s of %.180s is not a quota",
 			 v2 ? "cpu.max" : "cpu.cfs_quota_us", rel);
 		box_unread(b, what);
 		return;
@@ -1317,7 +1320,7 @@ static void box_cpu_at(struct box_limits *b, const char *dir, const char *rel,
 	if (b->cpus > 0 && cpus >= b->cpus)
 		return;
 	b->cpus = cpus;
-	snprintf(b->cpu_source, sizeof(b->cpu_source), "cgroup v%d %s of %s",
+	snprintf(b->cpu_source, sizeof(b->cpu_source), "cgroup v%d %s of %.180s",
 		 v2 ? 2 : 1, v2 ? "cpu.max" : "cpu.cfs_quota_us/cpu.cfs_period_us",
 		 rel);
 }
@@ -1388,7 +1391,7 @@ static int box_mount(const char *controller, int v2, char *point,
 static void box_controller(struct box_limits *b, const char *controller,
 			   const char *cgfile)
 {
-	char line[4096], point[2048], root[2048], dir[4096 + 16];
+	char line[4096], point[2048], root[2048], dir[2048 + 4096];
 	char rel[4096] = "", found[4096] = "";
 	int v2 = 0, have = 0;
 	const char *p = cgfile;
@@ -1438,8 +1441,11 @@ static void box_controller(struct box_limits *b, const char *controller,
 	}
 	for (;;) {
 		char *slash;
-		snprintf(dir, sizeof(dir), "%s%s", point,
-			 strcmp(rel, "/") == 0 ? "" : rel);
+		if (snprintf(dir, sizeof(dir), "%s%s", point,
+			     strcmp(rel, "/") == 0 ? "" : rel) >= (int)sizeof(dir)) {
+			box_unread(b, "a cgroup path too long to read");
+			return;
+		}
 		if (strcmp(controller, "memory") == 0)
 			box_memory_at(b, dir, rel, v2);
 		else

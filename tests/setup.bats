@@ -306,7 +306,7 @@ make_var() {
 	run make -n -C "$MEMBENCH_ROOT" check JOBS=1 TESTS=
 	assert_success
 	local listed
-	listed=$(tr ' ' '\n' <<<"$output" | sed -n 's|.*/tests/||p')
+	listed=$(tr ' ' '\n' <<<"$output" | sed -n 's|.*/tests/\([^/]*\.bats\)$|\1|p')
 	assert_equal "$(sort <<<"$listed")" "$(cd "$MEMBENCH_ROOT/tests" && printf '%s\n' *.bats | sort)"
 	assert_equal "$(head -n "$(make_var SLOW_TESTS | wc -w)" <<<"$listed" | paste -sd' ')" "$(make_var SLOW_TESTS | xargs)"
 	# the emulated machines are their own target, never in make check
