@@ -64,18 +64,18 @@ readme_problems() {
 		$(grep -oE '^- \*\*`[a-z0-9_]+`\*\*' "$f" | tr -d '*`-' | sort -u); do
 		case "|$modes|lat_mem_rd|" in *"|$w|"*) ;; *) echo "no mode '$w' (bench [$modes])" ;; esac
 	done
-	for w in $(grep -oE '\bmake [a-z][a-z-]*' <<<"$code" | sed 's/^make //' | sort -u); do
+	while read -r w; do
 		grep -qE "^$w:" "$MEMBENCH_ROOT/Makefile.in" || echo "no make target '$w'"
-	done
-	for w in $(grep -oE '(harness|matrix)/[a-z][a-z0-9/._-]*[a-z0-9]' "$f" | sort -u); do
+	done < <(grep -oE '\bmake [a-z][a-z-]*' <<<"$code" | sed 's/^make //' | sort -u)
+	while read -r w; do
 		[ -e "$MEMBENCH_ROOT/$w" ] || echo "no command $w"
-	done
-	for w in $(grep -oE '\bmembench-[a-z][a-z-]*' "$f" | sort -u); do
+	done < <(grep -oE '(harness|matrix)/[a-z][a-z0-9/._-]*[a-z0-9]' "$f" | sort -u)
+	while read -r w; do
 		grep -qE "(harness|matrix)/${w#membench-}( |$)|$w( |$)" "$MEMBENCH_ROOT/Makefile.in" || echo "no installed command $w"
-	done
-	for w in $(grep -oE '\]\([A-Za-z0-9_./-]+(#[a-z0-9_-]+)?\)' "$f" | sed 's/^](//; s/[#)].*//' | sort -u); do
+	done < <(grep -oE '\bmembench-[a-z][a-z-]*' "$f" | sort -u)
+	while read -r w; do
 		[ -e "$MEMBENCH_ROOT/$w" ] || echo "no file $w"
-	done
+	done < <(grep -oE '\]\([A-Za-z0-9_./-]+(#[a-z0-9_-]+)?\)' "$f" | sed 's/^](//; s/[#)].*//' | sort -u)
 }
 
 @test "the README is a newcomer's page: at most 300 lines, no plans, and every mode, command, target and file it names exists" {
