@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
 # Every C compiler Debian 12 offers (setup --test installs them) builds
 # bench.c warning-free with -Wall -Wextra -pedantic -Werror, in -std=c99
-# and -std=c11, at -O0, -O3 and -Ofast, and the build's tiny stream run
-# validates.  tcc takes no -W flags (nor -Ofast).  -Ofast builds also keep
-# refusing NaN input: -ffinite-math-only must not fold bench's checks away.
+# at -O0, -O3 and -Ofast and in -std=c11 at -O3, and the build's tiny
+# stream run validates.  (What the standard changes is the language the
+# front end accepts, which any -O level shows; what the -O level changes
+# is the optimisers' warnings and code, which c99's three builds show.)
+# tcc takes no -W flags (nor -Ofast).  -Ofast builds also keep refusing
+# NaN input: -ffinite-math-only must not fold bench's checks away.
 
 load test_helper
 
@@ -18,6 +21,7 @@ compiler_matrix() {
 	for std in c99 c11; do
 		for opt in -O0 -O3 -Ofast; do
 			[ "$cc" != tcc ] || [ "$opt" != -Ofast ] || continue
+			[ "$std" = c99 ] || [ "$opt" = -O3 ] || continue
 			bin="$BATS_TEST_TMPDIR/bench-$std$opt"
 			# shellcheck disable=SC2086 # the flag list is meant to split
 			run "$cc" -std="$std" "$opt" $wflags "$MEMBENCH_ROOT/bench.c" -o "$bin"
@@ -47,27 +51,27 @@ compiler_matrix() {
 	done
 }
 
-@test "gcc-11: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "gcc-11: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix gcc-11
 }
 
-@test "gcc-12: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "gcc-12: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix gcc-12
 }
 
-@test "clang-13: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "clang-13: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix clang-13
 }
 
-@test "clang-14: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "clang-14: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix clang-14
 }
 
-@test "clang-15: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "clang-15: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix clang-15
 }
 
-@test "clang-16: c99 and c11, -O0, -O3 and -Ofast, warning-free and validating" {
+@test "clang-16: c99 at -O0, -O3 and -Ofast, c11 at -O3, warning-free and validating" {
 	compiler_matrix clang-16
 }
 

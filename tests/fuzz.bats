@@ -3,7 +3,7 @@
 # size parsers and its --curve-in reader, through tests/fuzz/fuzz_bench.c,
 # which includes bench.c unchanged.  Each target replays the committed
 # corpus and every crasher kept in tests/fuzz/crashers/TARGET, then fuzzes
-# for a bounded time (FUZZ_SECONDS, default 25) without writing into the
+# for a bounded time (FUZZ_SECONDS, default 10) without writing into the
 # committed corpus.  A longer hunt by hand:
 #     FUZZ_SECONDS=600 bats tests/fuzz.bats
 
@@ -60,7 +60,7 @@ hunt() {
 	bin=$(fuzzer "$1") || return 1
 	work="$BATS_TEST_TMPDIR/work"
 	mkdir -p "$work/corpus" "$work/artifacts"
-	run nice -n 10 "$bin" "${FUZZ_OPTS[@]}" -max_total_time="${FUZZ_SECONDS:-25}" \
+	run nice -n 10 "$bin" "${FUZZ_OPTS[@]}" -max_total_time="${FUZZ_SECONDS:-10}" \
 		-dict="$FUZZ_DIR/$1.dict" \
 		-artifact_prefix="$work/artifacts/" "$work/corpus" "$FUZZ_DIR/corpus/$1"
 	if [ "$status" -ne 0 ] || [ -n "$(find "$work/artifacts" -type f)" ]; then
