@@ -66,7 +66,7 @@ strict_build() {
 }
 
 @test "without OpenMP, --threads above 1 is refused" {
-	bin=$(build_variant serial cc -O2)
+	bin=$(build_variant serial gcc -std=c99 -O2)
 	run "$bin" -t 2 $TINY
 	assert_failure 2
 	assert_output --regexp 'built without OpenMP'

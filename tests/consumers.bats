@@ -124,7 +124,7 @@ getsummary_points() {
 		[[ "$stderr" == lat_mem_rd:* ]]
 	done
 	# -P asks for parallel chases, which need OpenMP
-	bin=$(build_variant serial cc -O2)
+	bin=$(build_variant serial gcc -std=c99 -O2)
 	ln -sf "$bin" "$BATS_TEST_TMPDIR/lat_mem_rd"
 	run --separate-stderr "$BATS_TEST_TMPDIR/lat_mem_rd" -P 2 1
 	assert_failure 2

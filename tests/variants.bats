@@ -204,7 +204,7 @@ EOT
 	run --separate-stderr "$BENCH" -s 1000 -n 300 --stores auto
 	assert_failure 2
 	[[ "$stderr" == *"--ntimes: 300 repetitions plus calibration make double values overflow"*"use at most 242" ]]
-	bin=$(build_variant floatn gcc -O2 -DSTREAM_TYPE=float)
+	bin=$(build_variant float gcc -O2 -fopenmp -DSTREAM_TYPE=float)
 	run --separate-stderr "$bin" -s 1000 -n 40 --stores plain
 	assert_failure 2
 	[[ "$stderr" == *"--ntimes: 40 repetitions make float values overflow"*"use at most 32" ]]
@@ -234,7 +234,7 @@ EOT
 @test "failed validation is a variant, never standard" {
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0
-	bin=$(build_variant corrupt gcc -O2 -fopenmp -DBENCH_CORRUPT_TEST=1)
+	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s 1000000 -n 10 --json
 	assert_failure 1
 	[[ "$(verdict)" == "variant | validation failed" ]]
