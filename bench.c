@@ -8551,16 +8551,9 @@ static double lat_median3(double a, double b, double c)
 	return c < a ? a : c > b ? b : c;
 }
 
-/* Flat stretches of (bytes[i], ns[i]), sizes ascending.  Works on log
- * latency smoothed by a median of three, so one wild point cannot split
- * a plateau; a stretch grows while each point stays within
- * LAT_PLATEAU_TOL of the stretch's median and within twice that of its
- * lowest point, and counts when it covers LAT_PLATEAU_MIN_PTS points
- * and LAT_PLATEAU_MIN_OCT octaves. */
 /* The running median of a growing window: a max-heap of its lower half
- * (kept negated) and a min-heap of its upper half, so each point costs
- * log n instead of a sort of the window, and a curve of a million points
- * (--curve-in) is read in well under a second. */
+ * (negated) and a min-heap of its upper half, log n a point, so a curve
+ * of a million points (--curve-in) is read in well under a second. */
 struct runmed {
 	double *lo, *hi;
 	int nlo, nhi;
@@ -8629,13 +8622,10 @@ static int lat_stretch_spans(const double *bytes, int first, int last)
 		       LAT_PLATEAU_MIN_OCT - 1e-9;
 }
 
-/* Climbing levels.  A cache read at random can climb across its own
- * size (TLB reach, a slice further away) and still be a level, as a
- * person reading the graph sees it: a stretch whose log-slope is at most
- * LAT_CLIMB_FRAC of the steepest rise on each side of it.  Looked for
- * between the flat stretches already found (and after the last), among
- * the smoothed points s; a stretch needs LAT_PLATEAU_MIN_PTS points
- * over LAT_PLATEAU_MIN_OCT octaves, as a flat one does.  Returns the new
+/* Climbing levels, as a person reading the graph sees them: between the
+ * flat stretches found (and after the last), among the smoothed points
+ * s, a stretch whose log-slope is at most LAT_CLIMB_FRAC of the steepest
+ * rise on each side, as long as a flat one must be.  Returns the new
  * count of stretches, in order of size. */
 static int lat_climbing(const double *bytes, const double *ns,
 			const double *s, int n,
@@ -8696,6 +8686,10 @@ static int lat_climbing(const double *bytes, const double *ns,
 	return m;
 }
 
+/* Flat stretches of (bytes[i], ns[i]), sizes ascending, on log latency
+ * smoothed by a median of three (one wild point cannot split a plateau):
+ * a stretch grows while each point stays within LAT_PLATEAU_TOL of its
+ * median and twice that of its lowest point (lat_stretch_spans). */
 static int lat_find_flats(const double *bytes, const double *ns, int n,
 			  double mem_past, struct lat_flat *out, int maxout)
 {
@@ -8765,13 +8759,9 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			m++;
 		}
 	}
-	/* The boundary is where the (smoothed) curve first climbs
-	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
-	 * next stretch (or the end); without such a climb, the steepest rise
-	 * there.  Noise near the edge shortens a stretch but rarely moves
-	 * the climb, and a curve with a gap in its sizes (points left out)
-	 * is not read as leaving the level in the gap when it had left
-	 * before it. */
+	/* The boundary: where the smoothed curve first climbs LAT_LEVEL_JUMP
+	 * above the stretch before the next one (else the steepest rise
+	 * there); noise barely moves it, nor does a gap in the sizes. */
 	for (i = 0; i < m; i++) {
 		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1, first = -1;
 		double steepest = 0, top = s[out[i].last];
@@ -8800,20 +8790,16 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 	return m;
 }
 
-/* The last-level cache from a uniform random chase: a cache of C bytes
- * under a random chase over S > C bytes hits about C/S of the time, so
- * past the knee the curve follows l(S) = l_C + (1 - C/S) (l_mem - l_C),
- * with l_mem the last point.  Each measured size but the last two is
- * tried as C, and the one whose model fits every point best (least
- * squared relative error) is the answer; 0 with fewer than 4 points.
- * Meant for a sweep that starts above L2 (harness/sweep-size runs it
- * so): below the knee the model expects a flat line. */
+/* The last-level cache from a uniform random chase: past a cache of C
+ * the curve follows l(S) = l_C + (1 - C/S) (l_mem - l_C), l_mem the last
+ * point.  Each size but the last two is tried as C; the best fit (least
+ * squared relative error) wins; 0 under 4 points.  Meant for a sweep
+ * that starts above L2 (harness/sweep-size --llc-from measured). */
 static double lat_fit_llc(const double *bytes, const double *ns, int n)
 {
 	/* With a = 1/l and K = C (l_mem - l_C), a point's relative error is
-	 * l_C a - 1 at or below C and l_mem a - 1 - K a/S above it, so the
-	 * squared errors of every candidate come from five running sums in
-	 * one pass each way: linear in the points, not quadratic. */
+	 * l_C a - 1 at or below C and l_mem a - 1 - K a/S above it: five
+	 * running sums, one pass each way, give every candidate's error. */
 	double best = -1, pick = 0, mem, *sum;
 	double pa = 0, pa2 = 0;
 	int c, i;
@@ -8845,10 +8831,8 @@ static double lat_fit_llc(const double *bytes, const double *ns, int n)
 	return pick;
 }
 
-/* What the analysis knows beside the curve: the data caches the OS
- * reports for the machine the curve came from (L1d first; none for a
- * stored curve without --caches), its line size, and how the chase
- * walked. */
+/* What the analysis knows beside the curve: its machine's data caches
+ * (L1d first) and line, its chase, and its TLBs. */
 struct lat_ctx {
 	int ncaches;
 	unsigned long long cache[LAT_MAX_LEVELS];
@@ -8918,12 +8902,12 @@ static int lat_agrees(double at, double c)
  * named (--tlb), or with no TLB known, in the range TLBs reach. */
 static int lat_tlb_could(const struct lat_ctx *ctx, double at)
 {
-	int t;
-	for (t = 0; t < ctx->ntlb; t++)
-		if (lat_agrees(at, ctx->reach[t]))
-			return 1;
-	return !ctx->tlb_known && at >= LAT_TLB_MIN_ENTRIES * ctx->page / LAT_SIZE_AGREE &&
-	       at <= LAT_TLB_MAX_ENTRIES * ctx->page * LAT_SIZE_AGREE;
+	int t = 0;
+	while (t < ctx->ntlb && !lat_agrees(at, ctx->reach[t]))
+		t++;
+	return t < ctx->ntlb || (!ctx->tlb_known &&
+		at >= LAT_TLB_MIN_ENTRIES * ctx->page / LAT_SIZE_AGREE &&
+		at <= LAT_TLB_MAX_ENTRIES * ctx->page * LAT_SIZE_AGREE);
 }
 
 /* The last stretch of the level that starts with stretch i (of those
@@ -8942,13 +8926,10 @@ static int lat_level_end(const struct lat_flat *fl, int i, int b, double next,
 	return j;
 }
 
-/* Whether the rise after stretch k is a reported cache's edge and not a
- * step of memory: the first rise, in order, that agrees with a reported
- * cache (each cache one), after stretches that are one level and that
- * start less than LAT_DRAM_STEP above the cache level before them (a
- * prefetched chase squeezes caches and memory so close together that
- * only the reported sizes tell an edge from a step; a larger rise is
- * memory's arrival, read as such). */
+/* Whether the rise after stretch k is a reported cache's edge, not a
+ * step of memory: the first rise agreeing with a reported cache, after
+ * stretches of one level starting less than LAT_DRAM_STEP above the
+ * level before (a prefetched chase squeezes caches and memory so). */
 static int lat_cache_edge(const struct lat_flat *fl, int k,
 			  const struct lat_ctx *ctx)
 {
@@ -8974,11 +8955,9 @@ static int lat_cache_edge(const struct lat_flat *fl, int k,
 	return 1;
 }
 
-/* Cache levels from flat stretches a..b-1: stretches less than
- * LAT_LEVEL_JUMP apart are one level; each level is named in order and
- * matched with the next OS-reported cache whose size is within
- * LAT_SIZE_AGREE of where the curve leaves it.  seen[k]: OS cache k was
- * matched; *matched: the first OS cache not yet passed. */
+/* Cache levels from stretches a..b-1, named in order, each matched with
+ * the next reported cache within LAT_SIZE_AGREE of its edge.  seen[k]:
+ * cache k was matched; *matched: the first cache not yet passed. */
 static void lat_caches(const struct lat_flat *fl, int a, int b,
 		       const double *bytes, const struct lat_ctx *ctx,
 		       struct lat_summary *sum, int *seen, int *matched)
@@ -8998,7 +8977,6 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
 			 sum->nlevels == 1 ? "d" : "");
 		lv->agrees = -1;
-		lv->tlb_doubt = 0;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
 			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
 			    lv->boundary <= (double)ctx->cache[k] * LAT_SIZE_AGREE)
@@ -9016,17 +8994,13 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 			lat_note(sum, "%s: the curve leaves this level at %s but the OS "
 				 "reports %s", lv->name, b1, b2);
 		}
-		if (lv->boundary > 0 && lv->agrees != 1 &&
-		    lat_tlb_could(ctx, lv->boundary)) {
-			lv->tlb_doubt = 1;
-			format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
-			format_bytes(b2, sizeof(b2), (unsigned long long)ctx->page);
+		if ((lv->tlb_doubt = lv->boundary > 0 && lv->agrees != 1 &&
+				     lat_tlb_could(ctx, lv->boundary)))
 			lat_note(sum, "%s? could be a TLB's reach, not a cache: its "
-				 "edge at %s is where %s %s pages run out", lv->name,
-				 b1, ctx->ntlb ? "the TLB --tlb names, of" : "a TLB of "
+				 "edge is where %s %.0f-byte pages run out", lv->name,
+				 ctx->ntlb ? "a TLB --tlb names, of" : "a TLB of "
 				 XSTR(LAT_TLB_MIN_ENTRIES) "-" XSTR(LAT_TLB_MAX_ENTRIES),
-				 b2);
-		}
+				 ctx->page);
 	}
 }
 
@@ -9097,9 +9071,8 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 }
 
 /* The notes under memory's level lv, after `caches` cache levels: still
- * rising past the caches, reported caches the curve shows no plateau
- * for (seen[k]: OS cache k was matched), a sequential chase that never
- * waited for memory, and memory reached inside the reported LLC. */
+ * rising, reported caches with no plateau (seen[k]: cache k matched), a
+ * sequential chase that never waited for memory, memory inside the LLC. */
 static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
 			   int m, const double *bytes, int n,
 			   const struct lat_ctx *ctx, int caches, const int *seen,
@@ -9214,8 +9187,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 }
 
 /* The analysis's own generator (xorshift64*), apart from the chains'
- * (lat_random), so that reading a curve never changes the chase orders
- * of the strides measured after it. */
+ * (lat_random): reading a curve never changes later chase orders. */
 static uint64_t lat_resample_random(uint64_t *state)
 {
 	uint64_t x = *state;
@@ -9394,6 +9366,7 @@ struct lat_probe {
 	int ntlbs;
 	struct lat_tlb tlb[LAT_MAX_LEVELS];
 	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
+	int mem_reached;               /* TLB-local's last level is DRAM */
 };
 
 /* One latency run: the curve, its summaries, and what --chains and
@@ -9886,12 +9859,17 @@ static void lat_print_probe(const struct lat_summary *s,
 	format_bytes(b, sizeof(b), (unsigned long long)pr->lpage[pr->nlpage - 1].bytes);
 	printf("%s\n", pr->ntlbs ? "" : " none runs out within the buffer's pages");
 	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
-	printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
-	if (mhz > 0)
-		printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
-	printf(" of its own at %s (TLB-local chase); the full random chase %.3g "
-	       "ns there, TLB misses add %.3g ns\n", b, pr->tail_ns,
-	       pr->tail_ns - pr->mem_ns);
+	if (pr->mem_reached) {
+		printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
+		if (mhz > 0)
+			printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
+		printf(" of its own at %s (TLB-local chase); ", b);
+	} else {
+		printf("# stride=%zu: memory: not reached (the TLB-local chase "
+		       "reads %.3g ns at %s); ", s->stride, pr->mem_ns, b);
+	}
+	printf("the full random chase %.3g ns there, TLB misses add %.3g ns\n",
+	       pr->tail_ns, pr->tail_ns - pr->mem_ns);
 	printf("# stride=%zu: the full random curve's rises:", s->stride);
 	for (i = k = 0; i < pr->full.nlevels; i++) {
 		const struct lat_level *lv = &pr->full.level[i];
@@ -10182,8 +10160,10 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	}
 	json_close(']');
 	json_open("memory", '{');
-	json_num("ns", pr->mem_ns);
-	json_num("cycles", mhz > 0 ? pr->mem_ns * mhz / 1e3 : NAN);
+	json_bool("reached", pr->mem_reached);
+	json_num("ns", pr->mem_reached ? pr->mem_ns : NAN);
+	json_num("cycles", mhz > 0 && pr->mem_reached ? pr->mem_ns * mhz / 1e3 : NAN);
+	json_num("tlb_local_tail_ns", pr->mem_ns);
 	json_num("tail_ns", pr->tail_ns);
 	json_num("tlb_ns", pr->tail_ns - pr->mem_ns);
 	json_close('}');
@@ -10767,6 +10747,8 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
 	pr->mem_ns = sum->tail_ns;
 	pr->tail_ns = pr->full.tail_ns;
+	pr->mem_reached = sum->nlevels > 0 &&
+			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
 	/* the summary's tail stays the printed curve's, as before */
 	sum->tail_ns = pr->full.tail_ns;
 	sum->tail_bytes = pr->full.tail_bytes;
