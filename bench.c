@@ -9843,7 +9843,7 @@ static void lat_print_probe(const struct lat_summary *s,
 	if (!pr->ran) {
 		if (pr->why[0])
 			printf("# stride=%zu: caches and TLBs not measured apart (%s): "
-			       "the levels are the full random curve's, and one whose "
+			       "the levels are this curve's, and one whose "
 			       "edge could be a TLB's reach is marked ?\n", s->stride,
 			       pr->why);
 		return;

@@ -70,6 +70,72 @@ level() {
 	awk -v s="$small" -v b="$big" 'BEGIN { exit !(b > 3 * s) }'
 }
 
+@test "caches and TLBs measured apart: the summary's caches are the TLB-local chase's, its TLBs the line-a-page chase's, memory both" {
+	local json page
+	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2 --json
+	assert_success
+	json=$output
+	# the TLB-local chase ran at the sweep's own sizes; the line-a-page
+	# chase from 16 pages to the buffer's, its bytes its pages' span
+	jq -e '.probes as $p | $p.page_bytes >= 4096 and
+		$p.local_window_bytes == 64 * $p.page_bytes and
+		($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
+		($p.tlb_local | all(.ns > 0)) and
+		$p.line_a_page[0].pages == 16 and
+		($p.line_a_page[-1].bytes == 4194304) and
+		([$p.line_a_page[] | .bytes == .pages * $p.page_bytes] | all) and
+		([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
+		($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
+		<<<"$json" >/dev/null
+	# each TLB: entries x page = reach, and what a miss adds
+	jq -e '.summary[0] as $s | ($s.tlbs | type) == "array" and
+		($s.tlbs | all(.page_bytes == $s.tlbs[0].page_bytes and
+			(.entries * .page_bytes - .reach_bytes | fabs) < 1 and
+			.reach_bytes >= 16 * .page_bytes and (.miss_ns | type) == "number")) and
+		$s.not_measured_apart == null' <<<"$json" >/dev/null
+	# memory: the curve's own tail beside the TLB-local chase's, and the
+	# difference between them
+	jq -e '.summary[0] as $s | .probes.tlb_local[-3:] as $l |
+		($l | map(.ns) | sort | .[1]) as $med |
+		$s.memory.tail_ns == $s.tail.ns and
+		($s.memory.tlb_local_tail_ns - $med | fabs) < 1e-6 and
+		($s.memory.tlb_ns - ($s.memory.tail_ns - $med) | fabs) < 1e-6 and
+		(if $s.memory.reached then $s.memory.ns == $s.memory.tlb_local_tail_ns
+		 else $s.memory.ns == null end)' <<<"$json" >/dev/null
+	# the levels are the TLB-local curve's, read as a stored curve is:
+	# the same names and edges
+	jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
+		<<<"$json" >"$BATS_TEST_TMPDIR/local.txt"
+	run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/local.txt" --json
+	assert_success
+	[ "$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$output")" = \
+		"$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$json")" ]
+	# the text: the three parts once each, and the curve's rises
+	page=$(jq -r '.probes.page_bytes / 1024 | floor' <<<"$json")
+	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2
+	assert_success
+	[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages):' <<<"$output")" = 1 ]
+	[ "$(grep -c '^# stride=64: memory: ' <<<"$output")" = 1 ]
+	[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
+	refute_line --partial 'not measured apart'
+	# the caches line ends in its last level: the tail is memory's line's
+	assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.]+ ns$'
+	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
+}
+
+@test "where the probes cannot run, the summary says so once and reads the full random curve, marking edges a TLB could explain" {
+	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4
+	assert_success
+	[ "$(grep -c 'not measured apart' <<<"$output")" = 1 ]
+	assert_line --regexp '^# stride=64: caches and TLBs not measured apart \(--max 256 KiB holds 64 pages of [0-9]+ KiB, and the line-a-page chase needs 128\): '
+	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4 --json
+	jq -e '.probes == null and .summary[0].tlbs == null and .summary[0].memory == null and
+		(.summary[0].not_measured_apart | startswith("--max 256 KiB holds 64 pages"))' <<<"$output" >/dev/null
+	run --separate-stderr "$BENCH" latency --pattern stride --min 4K --max 1M --steps-per-octave 2
+	assert_success
+	assert_line '# stride=64: caches and TLBs not measured apart (they run beside a random sweep (--pattern random)): the levels are this curve'"'"'s, and one whose edge could be a TLB'"'"'s reach is marked ?'
+}
+
 @test "L1 latency in cycles is a small integer (one load per chase step)" {
 	# Up to three runs: on a busy machine the clock estimate or a point
 	# can be caught by preemption (seen while other builds ran).  A chase
