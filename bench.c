@@ -10641,18 +10641,23 @@ static double lat_curve_at(const struct lat_point *p, int n, double bytes)
 }
 
 /* The probes' points: the TLB-local chase at the sweep's sizes, then the
- * line-a-page chase from LAT_TLB_FIRST_PAGES pages to the buffer's, and
- * each line-a-page point's excess over the TLB-local chase of as many
- * lines (the same room in the caches). */
+ * line-a-page chase from LAT_TLB_FIRST_PAGES pages to the buffer's, at
+ * half the sweep's steps an octave (four by default), and each of its
+ * points' excess over the TLB-local chase of as many lines (the same
+ * room in the caches).  A chain no larger than one window is the full
+ * random chase itself (the window holds all its lines, in random
+ * order), so there the TLB-local curve takes the sweep's own points,
+ * full[], rather than time the same chase twice. */
 static void lat_probe_measure(const struct options *o, struct lat_run *r,
-			      const size_t *sizes, int n, size_t stride)
+			      const size_t *sizes, int n, size_t stride,
+			      const struct lat_point *full)
 {
 	struct lat_probe *pr = &r->probe;
 	struct lat_chain c;
 	size_t page = (size_t)pr->page, maxpages = (size_t)o->lat_max / page;
 	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max
 					    : LAT_LOCAL_PAGES * page;
-	int i, cap = n + o->spo * 40 + 2;
+	int i, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
 	void *heads[1];
 	pr->local = calloc((size_t)cap, sizeof(*pr->local));
 	pr->lpage = pr->local + n;
@@ -10664,6 +10669,10 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	for (i = 0; i < n; i++) {
 		struct lat_point *p = &pr->local[pr->nlocal++];
 		size_t lines = sizes[i] / stride;
+		if (sizes[i] <= LAT_LOCAL_PAGES * page) {
+			*p = full[i];
+			continue;
+		}
 		heads[0] = lat_chain_build(&c, lines);
 		lat_chain_verify(heads[0], lines);
 		lat_chain_verify_probe(&c, heads[0], lines, LAT_LOCAL_PAGES * page);
@@ -10677,7 +10686,7 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 		       P_LINEPAGE, page);
 	for (i = 0; pr->nlpage < cap - n; i++) {
 		size_t np = (size_t)(LAT_TLB_FIRST_PAGES * lat_exp((double)i /
-				     o->spo * 0.69314718055994530942) + 0.5);
+				     spo * 0.69314718055994530942) + 0.5);
 		struct lat_point *p = &pr->lpage[pr->nlpage];
 		if (np > maxpages)
 			np = maxpages;
@@ -10697,30 +10706,45 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	pr->ran = 1;
 }
 
-/* The probes read: TLB levels from the line-a-page excess (on top of the
- * TLB-local chase's first point, so a level is a TLB that holds the
- * pages, its edge the reach), the caches and memory from the TLB-local
- * curve (into sum), the full random curve for its rises. */
+/* The probes read: the caches and memory from the TLB-local curve (into
+ * sum), read as a curve whose TLBs are measured (none of its rises is
+ * one); TLB levels from the line-a-page excess, on top of the TLB-local
+ * chase's first point, so a level is a TLB that holds the pages and its
+ * edge the reach.  A miss that costs as much as the second cache level
+ * (an L2 hit) is a page walk, which reads the page tables through the
+ * caches: later rises are the tables outgrowing a cache, not TLBs.  Then
+ * the full random curve, for its rises. */
 static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 			   const double *yn, int n, size_t stride,
 			   struct lat_run *r, struct lat_summary *sum)
 {
 	struct lat_probe *pr = &r->probe;
-	struct lat_ctx ctx;
+	struct lat_ctx ctx = *sys;
 	struct lat_summary *t = malloc(sizeof(*t));
 	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
-	double *y = x + pr->nlpage + pr->nlocal;
+	double *y = x + pr->nlpage + pr->nlocal, walk;
 	int i;
 	if (!t || !x)
 		die("out of memory for the summary");
-	memset(&ctx, 0, sizeof(ctx));
 	ctx.pattern = P_RANDOM;
 	ctx.tlb_known = 1;
+	ctx.ntlb = 0;
 	ctx.page = pr->page;
+	for (i = 0; i < pr->nlocal; i++) {
+		x[i] = (double)pr->local[i].bytes;
+		y[i] = pr->local[i].ns;
+	}
+	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
+	pr->mem_ns = sum->tail_ns;
+	pr->tail_ns = sum->tail_ns;
+	pr->mem_reached = sum->nlevels > 0 &&
+			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
+	walk = sum->nlevels > 1 ? sum->level[1].ns : HUGE_VAL;
 	for (i = 0; i < pr->nlpage; i++) {
 		x[i] = (double)pr->lpage[i].bytes;
 		y[i] = pr->local[0].ns + (pr->excess[i] > 0 ? pr->excess[i] : 0);
 	}
+	ctx.ncaches = 0;
 	lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
 	for (i = 0; i < t->nlevels && t->level[i].boundary > 0; i++) {
 		struct lat_tlb *tl = &pr->tlb[pr->ntlbs++];
@@ -10731,24 +10755,13 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		tl->confidence = t->level[i].confidence;
 		tl->doubt = tl->confidence >= 0 && tl->confidence < LAT_CERTAIN;
 		ctx.reach[ctx.ntlb++] = tl->reach;
+		if (tl->miss_ns >= walk)
+			break;
 	}
 	/* the full random curve: its rises, set beside the levels measured */
 	ctx.ncaches = sys->ncaches;
-	memcpy(ctx.cache, sys->cache, sizeof(ctx.cache));
-	ctx.line = sys->line;
 	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
-	/* the caches and memory: the TLB-local curve, read as a curve whose
-	 * TLBs are measured (none of its rises is one) */
-	ctx.ntlb = 0;
-	for (i = 0; i < pr->nlocal; i++) {
-		x[i] = (double)pr->local[i].bytes;
-		y[i] = pr->local[i].ns;
-	}
-	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
-	pr->mem_ns = sum->tail_ns;
 	pr->tail_ns = pr->full.tail_ns;
-	pr->mem_reached = sum->nlevels > 0 &&
-			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
 	/* the summary's tail stays the printed curve's, as before */
 	sum->tail_ns = pr->full.tail_ns;
 	sum->tail_bytes = pr->full.tail_bytes;
@@ -10817,7 +10830,8 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			if (no && no != r->probe.why)
 				snprintf(r->probe.why, sizeof(r->probe.why), "%s", no);
 			if (!no)
-				lat_probe_measure(o, r, sizes, n, stride);
+				lat_probe_measure(o, r, sizes, n, stride,
+						  r->pts + first);
 		}
 		ctx.page = r->probe.page > 0 ? r->probe.page : ctx.page;
 		if (s == 0 && r->probe.ran)
