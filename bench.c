@@ -10722,10 +10722,11 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	struct lat_ctx ctx = *sys;
 	struct lat_summary *t = malloc(sizeof(*t));
 	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
-	double *y = x + pr->nlpage + pr->nlocal, walk;
+	double *y, walk;
 	int i;
 	if (!t || !x)
 		die("out of memory for the summary");
+	y = x + pr->nlpage + pr->nlocal;
 	ctx.pattern = P_RANDOM;
 	ctx.tlb_known = 1;
 	ctx.ntlb = 0;
