@@ -87,6 +87,16 @@ level() {
 		([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
 		($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
 		<<<"$json" >/dev/null
+	# each line-a-page point's excess is over the TLB-local chase of as
+	# many lines (pages x stride bytes), between its points on log-log axes
+	jq -e '.probes.tlb_local as $l | .run.strides[0] as $st |
+		def at($x): if $x <= $l[0].bytes then $l[0].ns
+			else ([range(1; $l | length) | select($l[.].bytes >= $x)][0]) as $i |
+			if $i == null then $l[-1].ns else
+			(($l[$i - 1].ns | log) + (($l[$i].ns / $l[$i - 1].ns) | log) *
+			 (($x / $l[$i - 1].bytes) | log) / (($l[$i].bytes / $l[$i - 1].bytes) | log)) | exp end end;
+		[.probes.line_a_page[] | (.excess_ns - (.ns - at(.pages * $st))) | fabs < 1e-6] | all' \
+		<<<"$json" >/dev/null
 	# each TLB: entries x page = reach, and what a miss adds
 	jq -e '.summary[0] as $s | ($s.tlbs | type) == "array" and
 		($s.tlbs | all(.page_bytes == $s.tlbs[0].page_bytes and
