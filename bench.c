@@ -8998,7 +8998,7 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 				     lat_tlb_could(ctx, lv->boundary)))
 			lat_note(sum, "%s? could be a TLB's reach, not a cache: its "
 				 "edge is where %s %.0f-byte pages run out", lv->name,
-				 ctx->ntlb ? "a TLB --tlb names, of" : "a TLB of "
+				 ctx->ntlb ? "a known TLB (measured, or --tlb), of" : "a TLB of "
 				 XSTR(LAT_TLB_MIN_ENTRIES) "-" XSTR(LAT_TLB_MAX_ENTRIES),
 				 ctx->page);
 	}
@@ -10835,6 +10835,11 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 						  r->pts + first);
 		}
 		ctx.page = r->probe.page > 0 ? r->probe.page : ctx.page;
+		/* the other strides' curves: the TLBs the probes measured are
+		 * the only ones whose reach can be doubted as a cache's edge */
+		ctx.tlb_known = r->probe.ran;
+		for (t = 0; t < r->probe.ntlbs; t++)
+			ctx.reach[ctx.ntlb++] = r->probe.tlb[t].reach;
 		if (s == 0 && r->probe.ran)
 			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
 		else

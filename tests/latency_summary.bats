@@ -200,7 +200,7 @@ loglin() {
 	# the rise stays a level's edge, though --tlb names it, and is marked
 	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M --tlb 256,page=64
 	assert_line --regexp '^# stride=64: L1d\? 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.8 ns \| '
-	assert_line '# stride=64: L1d? could be a TLB'"'"'s reach, not a cache: its edge is where a TLB --tlb names, of 64-byte pages run out'
+	assert_line '# stride=64: L1d? could be a TLB'"'"'s reach, not a cache: its edge is where a known TLB (measured, or --tlb), of 64-byte pages run out'
 	# a TLB of another reach leaves the rise a certain cache's edge
 	summary "$BATS_TEST_TMPDIR/tlb.txt" --tlb 8192,page=64
 	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.8 ns \| L3 '
