@@ -252,6 +252,41 @@
 #ifndef LAT_CHECK_LINES
 #define LAT_CHECK_LINES 65536
 #endif
+/* The probes beside a random sweep, which measure caches and TLBs
+ * apart (Calibrator's idea; the window is multichase's -T).  The
+ * TLB-local chase walks windows of LAT_LOCAL_PAGES base pages in random
+ * order and each window's lines in random order, so the TLB holds the
+ * window while the caches see the whole footprint: its curve names the
+ * caches and memory's own latency.  The line-a-page chase visits one
+ * line in each of N pages, from LAT_TLB_FIRST_PAGES up to the buffer's
+ * pages (it needs LAT_TLB_MIN_PAGES), so its lines fit the caches while
+ * its pages outgrow each TLB: what it takes beyond the TLB-local chase
+ * over as many lines is the TLBs'.  Where no probe ran (a stored curve,
+ * another pattern), a cache edge between LAT_TLB_MIN_ENTRIES and
+ * LAT_TLB_MAX_ENTRIES pages (widened by LAT_SIZE_AGREE) could be a
+ * TLB's reach (L1 DTLBs hold 32-96 entries, second-level TLBs 1024-4096
+ * on the CPUs in tests/fixtures/latency), and is not certain. */
+#ifndef LAT_LOCAL_PAGES
+#define LAT_LOCAL_PAGES 64
+#endif
+#ifndef LAT_TLB_FIRST_PAGES
+#define LAT_TLB_FIRST_PAGES 16
+#endif
+#ifndef LAT_TLB_MIN_PAGES
+#define LAT_TLB_MIN_PAGES 128
+#endif
+#ifndef LAT_TLB_MIN_ENTRIES
+#define LAT_TLB_MIN_ENTRIES 32
+#endif
+#ifndef LAT_TLB_MAX_ENTRIES
+#define LAT_TLB_MAX_ENTRIES 8192
+#endif
+/* Test only: a probe's chain broken on purpose, which the chain check
+ * must refuse: 1, the line-a-page chase visits two lines a page; 2, the
+ * TLB-local window is the whole buffer.  tests/variants.bats builds it. */
+#ifndef BENCH_PROBE_TEST
+#define BENCH_PROBE_TEST 0
+#endif
 
 /* -- Latency: timing a point ------------------------------------------ */
 
@@ -310,15 +345,9 @@
  * rise on each side of it is one too (the real curves read right from
  * 0.63 to 0.88 of it).  A stretch less than LAT_LEVEL_JUMP times
  * slower than the one before is a step (TLB reach, typically) inside the
- * same level.  So is a rise of less than LAT_STEP_MAX that lies more than
- * LAT_SIZE_AGREE below the reported cache the level is to match, when the
- * level then leaves where that cache ends: the data still fit in it,
- * and what slows the chase is the TLB (an L1 DTLB miss costs a few
- * cycles, 2.4 times an L1d hit on a list walk with a page a line, and
- * an STLB miss 2.8 times a 7 ns L2 hit there; page walks on a 20 ns L3
- * read at random rose 2.4 times), while a cache's
- * own edge can be a smaller rise than that (1.9 times from L1d to L2 on
- * an i9-13900HX), so size, not the rise, tells the two apart.  The other
+ * same level.  So is a rise at the reach of a TLB that --tlb names, when
+ * the level then leaves where the reported cache ends: the data still
+ * fit in it, and what slows the chase is the TLB.  The other
  * way round, a rise less than LAT_LEVEL_JUMP where the next reported
  * cache ends (within LAT_SIZE_AGREE) is that cache's edge, and is not
  * one of memory's steps when the stretch before it is less than
@@ -354,9 +383,6 @@
 #endif
 #ifndef LAT_LEVEL_JUMP
 #define LAT_LEVEL_JUMP 1.5
-#endif
-#ifndef LAT_STEP_MAX
-#define LAT_STEP_MAX 3.0
 #endif
 #ifndef LAT_CLIMB_FRAC
 #define LAT_CLIMB_FRAC 0.75
@@ -2291,7 +2317,8 @@ static const char *const alloc_names[] = {
 };
 #define NALLOC (sizeof(alloc_names) / sizeof(alloc_names[0]))
 
-enum lat_pattern { P_RANDOM, P_STRIDE, P_PAGE };
+/* P_LINEPAGE: the TLB probe's chase, one line a page (never a --pattern) */
+enum lat_pattern { P_RANDOM, P_STRIDE, P_PAGE, P_LINEPAGE };
 static const char *const lat_pattern_names[] = {"random", "stride", "page"};
 
 enum mode {
@@ -2356,6 +2383,8 @@ struct options {
 	const char *curve_in;
 	int ncurve_caches;                /* --caches: the curve's machine */
 	unsigned long long curve_caches[LAT_MAX_LEVELS];
+	int ncurve_tlbs;                  /* --tlb: its TLBs' entries */
+	unsigned long long curve_tlbs[LAT_MAX_LEVELS], curve_page;
 	int curve_line;                   /* --caches' line=B entry; 0: 64 */
 	int lmrd;       /* the lat_mem_rd personality: its sizes and stream */
 	int parallel;   /* lat_mem_rd -P: chases at once, each on its own buffer */
@@ -2660,6 +2689,35 @@ static void parse_curve_caches(const char *flag, const char *s,
 			    tok);
 		o->curve_caches[o->ncurve_caches++] = v;
 	}
+}
+
+/* --tlb ENTRIES[,ENTRIES...][,page=B]: the TLBs of the machine a
+ * --curve-in curve was measured on, smallest first, and the bytes of
+ * the curve each page holds (4 KiB; a list walk with a node a page: the
+ * node's). */
+static void parse_curve_tlbs(const char *flag, const char *s,
+			     struct options *o)
+{
+	char buf[512], *tok, *save = NULL;
+	list_copy(flag, s, buf, sizeof(buf));
+	o->ncurve_tlbs = 0;
+	o->curve_page = 4096;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		if (strncmp(tok, "page=", 5) == 0) {
+			o->curve_page = parse_bytes(flag, tok + 5, 8);
+			continue;
+		}
+		v = parse_count(flag, tok, 1, 1 << 24);
+		if (o->ncurve_tlbs == LAT_MAX_LEVELS)
+			die("%s: more than %d TLBs", flag, LAT_MAX_LEVELS);
+		if (o->ncurve_tlbs && v <= o->curve_tlbs[o->ncurve_tlbs - 1])
+			die("%s: '%s' is not larger than the TLB before it", flag, tok);
+		o->curve_tlbs[o->ncurve_tlbs++] = v;
+	}
+	if (o->ncurve_tlbs == 0)
+		die("%s: names no TLB (ENTRIES[,ENTRIES...][,page=B])", flag);
 }
 
 /* --isa and BENCH_ISA: a level name or auto (ISA_AUTO).  A level this
@@ -3041,6 +3099,9 @@ static const struct option_def option_defs[] = {
 	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
 	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
 	 "--curve-in: the data caches of the curve's machine, L1d first"},
+	{"tlb", 0, "ENTRIES[,ENTRIES...][,page=B]", OPT_CALL(parse_curve_tlbs),
+	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
+	 "--curve-in: the data TLBs of the curve's machine, smallest first"},
 #ifdef BENCH_MPI
 	{"cluster", 0, "simultaneous|sequential", OPT_WORDS(cluster_words),
 	 SETS(cluster_seq, INT), DEF_ZERO, M_STREAM,
@@ -3238,6 +3299,9 @@ static void check_options(const struct options *o)
 		{opt_given(o, "caches") && !o->curve_in,
 		 "--caches describes the machine of a stored curve; it needs "
 		 "--curve-in"},
+		{opt_given(o, "tlb") && !o->curve_in,
+		 "--tlb describes the machine of a stored curve; it needs "
+		 "--curve-in (a live run measures its TLBs)"},
 	};
 	size_t i;
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -8446,8 +8510,10 @@ struct lat_chain {
 	size_t stride;   /* bytes from one line of the chain to the next */
 	size_t page;     /* bytes of the pages that --pattern page keeps local */
 	size_t maxlines; /* lines the buffer holds at this stride */
+	size_t npages;   /* line-a-page: pages the buffer holds */
 	enum lat_pattern pattern;
-	uint32_t *order;  /* random: all lines in random order; page: all pages */
+	uint32_t *order;  /* random: all lines in random order; page,
+			   * line-a-page: all pages (windows) in random order */
 	uint32_t *inpage; /* page: scratch for one page's lines */
 };
 
@@ -8475,6 +8541,8 @@ static void lat_chain_init(struct lat_chain *c, char *buf, size_t bytes,
 		n = c->maxlines;
 	else if (pattern == P_PAGE)
 		n = (bytes + page - 1) / page;
+	else if (pattern == P_LINEPAGE && stride <= page)
+		n = c->npages = bytes / page;
 	if (n == 0)
 		return;
 	c->order = malloc(n * sizeof(*c->order));
@@ -8492,8 +8560,20 @@ static size_t lat_lines_per_page(const struct lat_chain *c)
 	return lpp ? lpp : 1;
 }
 
-/* Link the first `lines` lines into one cycle that visits each once;
- * returns the line the cycle starts at. */
+#if BENCH_PROBE_TEST
+/* Which probe the test build breaks: MEMBENCH_PROBE_BREAK=1 or 2. */
+static int lat_probe_break(void)
+{
+	const char *e = getenv("MEMBENCH_PROBE_BREAK");
+	return e ? atoi(e) : 0;
+}
+#else
+#define lat_probe_break() 0
+#endif
+
+/* Link the first `lines` lines into one cycle that visits each once
+ * (line-a-page: one line in each of the first `lines` pages); returns
+ * the line the cycle starts at. */
 static void *lat_chain_build(struct lat_chain *c, size_t lines)
 {
 	size_t i, first = (size_t)-1, prev = 0;
@@ -8513,6 +8593,26 @@ static void *lat_chain_build(struct lat_chain *c, size_t lines)
 			size_t x = c->order[i];
 			if (x >= lines)
 				continue;
+			if (first == (size_t)-1)
+				first = x;
+			else
+				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
+			prev = x;
+		}
+	} else if (c->pattern == P_LINEPAGE) {
+		/* Pages in random order, one line of each: the line's place
+		 * in its page moves on one line per page and one more per
+		 * lpp pages, so N pages' lines fill the sets of each cache
+		 * as N lines in a row do, and only the pages differ. */
+		size_t lpp = lat_lines_per_page(c), pg;
+		for (i = 0; i < c->npages; i++) {
+			size_t x;
+			pg = c->order[i];
+			if (pg >= lines)
+				continue;
+			x = pg * lpp + (pg + pg / lpp) % lpp;
+			if (lat_probe_break() == 1) /* two lines a page */
+				x = pg / 2 * lpp + (pg / 2 + pg % 2) % lpp;
 			if (first == (size_t)-1)
 				first = x;
 			else
@@ -8604,6 +8704,43 @@ static void lat_chain_verify(void *head, size_t lines)
 	if (lines <= LAT_CHECK_LINES && lat_chain_check(head, lines))
 		die("internal error: the chain of %zu lines is not one cycle",
 		    lines);
+}
+
+/* What a probe's chain promises, checked on each chain small enough to
+ * walk (LAT_CHECK_LINES): the line-a-page chase touches `lines` pages,
+ * one line in each; a windowed chase (the TLB-local probe, --pattern
+ * page) finishes each window of `span` bytes before it leaves it, so it
+ * leaves windows as often as it covers them.  A probe that broke its
+ * promise would measure the other probe's effect under its name. */
+static void lat_chain_verify_probe(const struct lat_chain *c, void *head,
+				   size_t lines, size_t span)
+{
+	size_t leaves = 0, wins, k;
+	unsigned char *seen;
+	char *p = head;
+	if (lines > LAT_CHECK_LINES || span == 0 ||
+	    (c->pattern != P_PAGE && c->pattern != P_LINEPAGE))
+		return;
+	k = span / c->stride;
+	wins = c->pattern == P_LINEPAGE ? lines : (lines + k - 1) / k;
+	seen = calloc(c->maxlines / (k ? k : 1) + 2, 1);
+	if (!seen)
+		die("out of memory for the chain check");
+	do {
+		size_t w = (size_t)(p - c->buf) / span;
+		char *q = *(char **)p;
+		if (c->pattern == P_LINEPAGE && seen[w])
+			die("internal error: the line-a-page chain of %zu pages "
+			    "visits page %zu twice", lines, w);
+		seen[w] = 1;
+		leaves += (size_t)(q - c->buf) / span != w;
+		p = q;
+	} while (p != head);
+	free(seen);
+	if (wins > 1 && leaves != wins)
+		die("internal error: the chain of %zu lines leaves its %zu-byte "
+		    "windows %zu times, not once for each of its %zu", lines, span,
+		    leaves, wins);
 }
 
 /* Bytes of the pages --pattern page keeps its lines in: the base page. */
@@ -8952,6 +9089,7 @@ struct lat_level {
 	 * (LAT_RESAMPLES); -1: not resampled */
 	double confidence;
 	double edge_lo, edge_hi;     /* its edge across those readings */
+	int tlb_doubt; /* its edge could be a TLB's reach: not certain */
 };
 
 struct lat_summary {
@@ -8989,16 +9127,9 @@ static double lat_median3(double a, double b, double c)
 	return c < a ? a : c > b ? b : c;
 }
 
-/* Flat stretches of (bytes[i], ns[i]), sizes ascending.  Works on log
- * latency smoothed by a median of three, so one wild point cannot split
- * a plateau; a stretch grows while each point stays within
- * LAT_PLATEAU_TOL of the stretch's median and within twice that of its
- * lowest point, and counts when it covers LAT_PLATEAU_MIN_PTS points
- * and LAT_PLATEAU_MIN_OCT octaves. */
 /* The running median of a growing window: a max-heap of its lower half
- * (kept negated) and a min-heap of its upper half, so each point costs
- * log n instead of a sort of the window, and a curve of a million points
- * (--curve-in) is read in well under a second. */
+ * (negated) and a min-heap of its upper half, log n a point, so a curve
+ * of a million points (--curve-in) is read in well under a second. */
 struct runmed {
 	double *lo, *hi;
 	int nlo, nhi;
@@ -9067,13 +9198,10 @@ static int lat_stretch_spans(const double *bytes, int first, int last)
 		       LAT_PLATEAU_MIN_OCT - 1e-9;
 }
 
-/* Climbing levels.  A cache read at random can climb across its own
- * size (TLB reach, a slice further away) and still be a level, as a
- * person reading the graph sees it: a stretch whose log-slope is at most
- * LAT_CLIMB_FRAC of the steepest rise on each side of it.  Looked for
- * between the flat stretches already found (and after the last), among
- * the smoothed points s; a stretch needs LAT_PLATEAU_MIN_PTS points
- * over LAT_PLATEAU_MIN_OCT octaves, as a flat one does.  Returns the new
+/* Climbing levels, as a person reading the graph sees them: between the
+ * flat stretches found (and after the last), among the smoothed points
+ * s, a stretch whose log-slope is at most LAT_CLIMB_FRAC of the steepest
+ * rise on each side, as long as a flat one must be.  Returns the new
  * count of stretches, in order of size. */
 static int lat_climbing(const double *bytes, const double *ns,
 			const double *s, int n,
@@ -9134,6 +9262,10 @@ static int lat_climbing(const double *bytes, const double *ns,
 	return m;
 }
 
+/* Flat stretches of (bytes[i], ns[i]), sizes ascending, on log latency
+ * smoothed by a median of three (one wild point cannot split a plateau):
+ * a stretch grows while each point stays within LAT_PLATEAU_TOL of its
+ * median and twice that of its lowest point (lat_stretch_spans). */
 static int lat_find_flats(const double *bytes, const double *ns, int n,
 			  double mem_past, struct lat_flat *out, int maxout)
 {
@@ -9203,13 +9335,9 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			m++;
 		}
 	}
-	/* The boundary is where the (smoothed) curve first climbs
-	 * LAT_LEVEL_JUMP above the stretch, between its last point and the
-	 * next stretch (or the end); without such a climb, the steepest rise
-	 * there.  Noise near the edge shortens a stretch but rarely moves
-	 * the climb, and a curve with a gap in its sizes (points left out)
-	 * is not read as leaving the level in the gap when it had left
-	 * before it. */
+	/* The boundary: where the smoothed curve first climbs LAT_LEVEL_JUMP
+	 * above the stretch before the next one (else the steepest rise
+	 * there); noise barely moves it, nor does a gap in the sizes. */
 	for (i = 0; i < m; i++) {
 		int end = i + 1 < m ? out[i + 1].first : n - 1, k, at = -1, first = -1;
 		double steepest = 0, top = s[out[i].last];
@@ -9238,20 +9366,16 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 	return m;
 }
 
-/* The last-level cache from a uniform random chase: a cache of C bytes
- * under a random chase over S > C bytes hits about C/S of the time, so
- * past the knee the curve follows l(S) = l_C + (1 - C/S) (l_mem - l_C),
- * with l_mem the last point.  Each measured size but the last two is
- * tried as C, and the one whose model fits every point best (least
- * squared relative error) is the answer; 0 with fewer than 4 points.
- * Meant for a sweep that starts above L2 (harness/sweep-size runs it
- * so): below the knee the model expects a flat line. */
+/* The last-level cache from a uniform random chase: past a cache of C
+ * the curve follows l(S) = l_C + (1 - C/S) (l_mem - l_C), l_mem the last
+ * point.  Each size but the last two is tried as C; the best fit (least
+ * squared relative error) wins; 0 under 4 points.  Meant for a sweep
+ * that starts above L2 (harness/sweep-size --llc-from measured). */
 static double lat_fit_llc(const double *bytes, const double *ns, int n)
 {
 	/* With a = 1/l and K = C (l_mem - l_C), a point's relative error is
-	 * l_C a - 1 at or below C and l_mem a - 1 - K a/S above it, so the
-	 * squared errors of every candidate come from five running sums in
-	 * one pass each way: linear in the points, not quadratic. */
+	 * l_C a - 1 at or below C and l_mem a - 1 - K a/S above it: five
+	 * running sums, one pass each way, give every candidate's error. */
 	double best = -1, pick = 0, mem, *sum;
 	double pa = 0, pa2 = 0;
 	int c, i;
@@ -9283,15 +9407,16 @@ static double lat_fit_llc(const double *bytes, const double *ns, int n)
 	return pick;
 }
 
-/* What the analysis knows beside the curve: the data caches the OS
- * reports for the machine the curve came from (L1d first; none for a
- * stored curve without --caches), its line size, and how the chase
- * walked. */
+/* What the analysis knows beside the curve: its machine's data caches
+ * (L1d first) and line, its chase, and its TLBs. */
 struct lat_ctx {
 	int ncaches;
 	unsigned long long cache[LAT_MAX_LEVELS];
 	int line;                 /* bytes; 0: unknown */
 	enum lat_pattern pattern;
+	int tlb_known;            /* TLBs measured (probes) or named (--tlb) */
+	int ntlb;
+	double reach[LAT_MAX_LEVELS], page; /* bytes each TLB, each page holds */
 };
 
 static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
@@ -9304,6 +9429,7 @@ static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
 			c->cache[c->ncaches++] = reported_cache(si, lvl);
 	c->line = reported_line(si);
 	c->pattern = pattern;
+	c->page = (double)lat_page_bytes();
 }
 
 /* The median distance between neighbouring sizes, in octaves. */
@@ -9348,30 +9474,38 @@ static int lat_agrees(double at, double c)
 	return c > 0 && at >= c / LAT_SIZE_AGREE && at <= c * LAT_SIZE_AGREE;
 }
 
+/* Whether a rise at `at` bytes lies where a TLB's reach could: at one
+ * named (--tlb), or with no TLB known, in the range TLBs reach. */
+static int lat_tlb_could(const struct lat_ctx *ctx, double at)
+{
+	int t = 0;
+	while (t < ctx->ntlb && !lat_agrees(at, ctx->reach[t]))
+		t++;
+	return t < ctx->ntlb || (!ctx->tlb_known &&
+		at >= LAT_TLB_MIN_ENTRIES * ctx->page / LAT_SIZE_AGREE &&
+		at <= LAT_TLB_MAX_ENTRIES * ctx->page * LAT_SIZE_AGREE);
+}
+
 /* The last stretch of the level that starts with stretch i (of those
  * below b), to be matched with the reported cache of next bytes (0: none
  * reported): the stretches after i less than LAT_LEVEL_JUMP slower, and
- * with tlb, rises far below next that are less than LAT_STEP_MAX; a rise
- * where next ends is its edge however small. */
+ * with tlb, rises at a named TLB's reach; a rise where next ends is its
+ * edge however small. */
 static int lat_level_end(const struct lat_flat *fl, int i, int b, double next,
-			 int tlb)
+			 const struct lat_ctx *tlb)
 {
 	int j = i;
 	while (j + 1 < b && !lat_agrees(fl[j].boundary, next) &&
 	       (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
-		(tlb && fl[j].boundary > 0 && fl[j].boundary < next / LAT_SIZE_AGREE &&
-		 fl[j + 1].ns < fl[j].ns * LAT_STEP_MAX)))
+		(tlb && tlb->ntlb && lat_tlb_could(tlb, fl[j].boundary))))
 		j++;
 	return j;
 }
 
-/* Whether the rise after stretch k is a reported cache's edge and not a
- * step of memory: the first rise, in order, that agrees with a reported
- * cache (each cache one), after stretches that are one level and that
- * start less than LAT_DRAM_STEP above the cache level before them (a
- * prefetched chase squeezes caches and memory so close together that
- * only the reported sizes tell an edge from a step; a larger rise is
- * memory's arrival, read as such). */
+/* Whether the rise after stretch k is a reported cache's edge, not a
+ * step of memory: the first rise agreeing with a reported cache, after
+ * stretches of one level starting less than LAT_DRAM_STEP above the
+ * level before (a prefetched chase squeezes caches and memory so). */
 static int lat_cache_edge(const struct lat_flat *fl, int k,
 			  const struct lat_ctx *ctx)
 {
@@ -9397,11 +9531,9 @@ static int lat_cache_edge(const struct lat_flat *fl, int k,
 	return 1;
 }
 
-/* Cache levels from flat stretches a..b-1: stretches less than
- * LAT_LEVEL_JUMP apart are one level; each level is named in order and
- * matched with the next OS-reported cache whose size is within
- * LAT_SIZE_AGREE of where the curve leaves it.  seen[k]: OS cache k was
- * matched; *matched: the first OS cache not yet passed. */
+/* Cache levels from stretches a..b-1, named in order, each matched with
+ * the next reported cache within LAT_SIZE_AGREE of its edge.  seen[k]:
+ * cache k was matched; *matched: the first cache not yet passed. */
 static void lat_caches(const struct lat_flat *fl, int a, int b,
 		       const double *bytes, const struct lat_ctx *ctx,
 		       struct lat_summary *sum, int *seen, int *matched)
@@ -9411,12 +9543,12 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		/* the cache this level is to match, when the OS reports one:
-		 * a rise far below it is a step inside it (LAT_STEP_MAX) when
-		 * the level then leaves where that cache ends */
+		 * a rise at a named TLB's reach is a step inside it when the
+		 * level then leaves where that cache ends */
 		double next = *matched < ctx->ncaches ? (double)ctx->cache[*matched] : 0;
-		j = lat_level_end(fl, i, b, next, 1);
-		if (!lat_agrees(fl[j].boundary, next))
-			j = lat_level_end(fl, i, b, next, 0);
+		j = lat_level_end(fl, i, b, next, ctx);
+		if (next > 0 && !lat_agrees(fl[j].boundary, next))
+			j = lat_level_end(fl, i, b, next, NULL);
 		lat_level_fill(lv, fl, i, j, bytes);
 		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
 			 sum->nlevels == 1 ? "d" : "");
@@ -9438,6 +9570,13 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 			lat_note(sum, "%s: the curve leaves this level at %s but the OS "
 				 "reports %s", lv->name, b1, b2);
 		}
+		if ((lv->tlb_doubt = lv->boundary > 0 && lv->agrees != 1 &&
+				     lat_tlb_could(ctx, lv->boundary)))
+			lat_note(sum, "%s? could be a TLB's reach, not a cache: its "
+				 "edge is where %s %.0f-byte pages run out", lv->name,
+				 ctx->ntlb ? "a known TLB (measured, or --tlb), of" : "a TLB of "
+				 XSTR(LAT_TLB_MIN_ENTRIES) "-" XSTR(LAT_TLB_MAX_ENTRIES),
+				 ctx->page);
 	}
 }
 
@@ -9508,9 +9647,8 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 }
 
 /* The notes under memory's level lv, after `caches` cache levels: still
- * rising past the caches, reported caches the curve shows no plateau
- * for (seen[k]: OS cache k was matched), a sequential chase that never
- * waited for memory, and memory reached inside the reported LLC. */
+ * rising, reported caches with no plateau (seen[k]: cache k matched), a
+ * sequential chase that never waited for memory, memory inside the LLC. */
 static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
 			   int m, const double *bytes, int n,
 			   const struct lat_ctx *ctx, int caches, const int *seen,
@@ -9625,8 +9763,7 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 }
 
 /* The analysis's own generator (xorshift64*), apart from the chains'
- * (lat_random), so that reading a curve never changes the chase orders
- * of the strides measured after it. */
+ * (lat_random): reading a curve never changes later chase orders. */
 static uint64_t lat_resample_random(uint64_t *state)
 {
 	uint64_t x = *state;
@@ -9783,9 +9920,35 @@ static void lat_load_check_cpus(const struct options *o)
 		     "allowed, so load threads share CPUs", o->load_threads, n - 1);
 }
 
+/* A TLB level from the line-a-page probe: its reach (where the probe
+ * leaves the level), entries = reach / page, and what a miss in it adds
+ * (the next level's excess over this one's). */
+struct lat_tlb {
+	double entries, reach, miss_ns, confidence;
+	int doubt; /* its reading is uncertain (confidence < LAT_CERTAIN) */
+};
+
+/* The probes beside the first stride of a random sweep (LAT_LOCAL_PAGES,
+ * LAT_TLB_FIRST_PAGES), their readings, and memory's two figures. */
+struct lat_probe {
+	int ran;
+	char why[240];                 /* when not: why, said once */
+	double page;                   /* bytes of the pages they crossed */
+	struct lat_point *local;       /* TLB-local, at the sweep's sizes */
+	struct lat_point *lpage;       /* line-a-page; bytes: pages x page */
+	double *excess;                /* lpage's ns beyond TLB-local's */
+	int nlocal, nlpage;
+	struct lat_summary full;       /* the full random curve, read */
+	int ntlbs;
+	struct lat_tlb tlb[LAT_MAX_LEVELS];
+	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
+	int mem_reached;               /* TLB-local's last level is DRAM */
+};
+
 /* One latency run: the curve, its summaries, and what --chains and
  * --load-threads measured. */
 struct lat_run {
+	struct lat_probe probe;
 	struct alloc_plan plan;
 	struct lat_point *pts;
 	int npts;
@@ -10214,7 +10377,93 @@ static void lat_tail_sizes(char *buf, size_t len, const struct lat_summary *s)
 	snprintf(buf, len, "%s-%s", b1, b2);
 }
 
-static void lat_print_levels(const struct lat_summary *s, double mhz)
+/* A level's mark: 1 certain, 0 not (resampled readings disagree, or
+ * its edge could be a TLB's reach), -1 not resampled. */
+static int lat_level_certain(const struct lat_level *lv)
+{
+	if (lv->tlb_doubt)
+		return 0;
+	return lv->confidence < 0 ? -1 : lv->confidence >= LAT_CERTAIN;
+}
+
+/* What measured level a rise of the full random curve at `at` bytes is:
+ * the cache level or TLB reach nearest it within LAT_SIZE_AGREE. */
+static void lat_rise_cause(const struct lat_summary *s,
+			   const struct lat_probe *pr, double at, char *buf,
+			   size_t len)
+{
+	double best = lat_ln(LAT_SIZE_AGREE) + 1e-9, d;
+	int i;
+	snprintf(buf, len, "no measured level");
+	for (i = 0; i < s->nlevels; i++)
+		if (s->level[i].boundary > 0 &&
+		    (d = abs_d(lat_ln(at / s->level[i].boundary))) < best) {
+			best = d;
+			snprintf(buf, len, "%s's edge", s->level[i].name);
+		}
+	for (i = 0; i < pr->ntlbs; i++)
+		if ((d = abs_d(lat_ln(at / pr->tlb[i].reach))) < best) {
+			best = d;
+			snprintf(buf, len, "L%d TLB's reach", i + 1);
+		}
+}
+
+/* The summary's other two parts (TLBs, memory) and what explains each
+ * rise of the full random curve; or, where the probes did not run, why
+ * (once). */
+static void lat_print_probe(const struct lat_summary *s,
+			    const struct lat_probe *pr, double mhz)
+{
+	char b[32], b2[32], why[48];
+	int i, k;
+	if (!pr->ran) {
+		if (pr->why[0])
+			printf("# stride=%zu: caches and TLBs not measured apart (%s): "
+			       "the levels are this curve's, and one whose "
+			       "edge could be a TLB's reach is marked ?\n", s->stride,
+			       pr->why);
+		return;
+	}
+	format_bytes(b, sizeof(b), (unsigned long long)pr->page);
+	printf("# stride=%zu: TLBs (a line a page, %s pages):", s->stride, b);
+	for (i = 0; i < pr->ntlbs; i++) {
+		format_bytes(b, sizeof(b), (unsigned long long)pr->tlb[i].reach);
+		printf("%s L%d TLB%s %.0f entries (%s) +%.3g ns a miss", i ? " |" : "",
+		       i + 1, pr->tlb[i].doubt ? "?" : "", pr->tlb[i].entries, b,
+		       pr->tlb[i].miss_ns);
+	}
+	format_bytes(b, sizeof(b), (unsigned long long)pr->lpage[pr->nlpage - 1].bytes);
+	printf("%s\n", pr->ntlbs ? "" : " none runs out within the buffer's pages");
+	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
+	if (pr->mem_reached) {
+		printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
+		if (mhz > 0)
+			printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
+		printf(" of its own at %s (TLB-local chase); ", b);
+	} else {
+		printf("# stride=%zu: memory: not reached (the TLB-local chase "
+		       "reads %.3g ns at %s); ", s->stride, pr->mem_ns, b);
+	}
+	printf("the full random chase %.3g ns there, TLB misses add %.3g ns\n",
+	       pr->tail_ns, pr->tail_ns - pr->mem_ns);
+	printf("# stride=%zu: the full random curve's rises:", s->stride);
+	for (i = k = 0; i < pr->full.nlevels; i++) {
+		const struct lat_level *lv = &pr->full.level[i];
+		int j;
+		for (j = 0; j <= lv->nsteps; j++) { /* its steps, then its edge */
+			double at = j < lv->nsteps ? lv->step_at[j] : lv->boundary;
+			if (!(at > 0))
+				continue;
+			lat_rise_cause(s, pr, at, why, sizeof(why));
+			format_bytes(b2, sizeof(b2), (unsigned long long)at);
+			printf("%s %s %s", k++ ? " |" : "", b2, why);
+		}
+	}
+	printf("%s\n", k ? "" : " none");
+}
+
+static void lat_print_levels(const struct lat_summary *s, double mhz,
+			     int tail)
 {
 	char b[64];
 	size_t stride = s->stride;
@@ -10223,7 +10472,7 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 	for (i = 0; i < s->nlevels; i++) {
 		const struct lat_level *lv = &s->level[i];
 		printf("%s %s%s", i ? " |" : "", lv->name,
-		       lv->confidence >= 0 && lv->confidence < LAT_CERTAIN ? "?" : "");
+		       lat_level_certain(lv) == 0 ? "?" : "");
 		if (lv->boundary > 0) {
 			format_bytes(b, sizeof(b), (unsigned long long)lv->boundary);
 			printf(" %s", b);
@@ -10241,7 +10490,7 @@ static void lat_print_levels(const struct lat_summary *s, double mhz)
 		}
 	}
 	printf("%s", s->nlevels ? "" : " no level named");
-	if (s->tail_pts > 0) {
+	if (s->tail_pts > 0 && tail) {
 		lat_tail_sizes(b, sizeof(b), s);
 		printf("%s %.3g ns at %s", s->nlevels ? "," : ";", s->tail_ns, b);
 	}
@@ -10439,12 +10688,17 @@ static void lat_print_summary(const struct options *o,
 	lat_print_clock(r);
 	if (o->placement)
 		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
-	for (i = 0; i < o->nstrides; i++)
-		lat_print_levels(&r->sums[i], r->mhz);
+	for (i = 0; i < o->nstrides; i++) {
+		/* with the probes, memory's line gives the tail */
+		lat_print_levels(&r->sums[i], r->mhz, i || !r->probe.ran);
+		if (i == 0)
+			lat_print_probe(&r->sums[i], &r->probe, r->mhz);
+	}
 	lat_print_os_caches(si);
 	print_limits_text(si, "# ");
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
-	       "before %d repeats agreed within %.0f%%\n", r->npts, r->elapsed,
+	       "before %d repeats agreed within %.0f%%\n",
+	       r->npts + r->probe.nlocal + r->probe.nlpage, r->elapsed,
 	       r->unstable, LAT_POINT_CAP_NS / 1e6, LAT_STABLE_REPEATS,
 	       100 * LAT_STABLE_TOL);
 	if (r->nmlp) {
@@ -10459,7 +10713,74 @@ static void lat_print_summary(const struct options *o,
 		lat_print_loaded(o, r);
 }
 
-static void lat_json_summary(const struct lat_summary *s, double mhz)
+/* summary[].tlbs and .memory: null where the probes did not run. */
+static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
+{
+	int i;
+	if (!pr || !pr->ran) {
+		json_str("tlbs", NULL);
+		json_str("memory", NULL);
+		json_str("not_measured_apart", pr && pr->why[0] ? pr->why : NULL);
+		return;
+	}
+	json_open("tlbs", '[');
+	for (i = 0; i < pr->ntlbs; i++) {
+		json_open(NULL, '{');
+		json_num("entries", pr->tlb[i].entries);
+		json_num("page_bytes", pr->page);
+		json_num("reach_bytes", pr->tlb[i].reach);
+		json_num("miss_ns", pr->tlb[i].miss_ns);
+		json_num("confidence", pr->tlb[i].confidence >= 0
+			 ? pr->tlb[i].confidence : NAN);
+		json_bool("certain", !pr->tlb[i].doubt);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("memory", '{');
+	json_bool("reached", pr->mem_reached);
+	json_num("ns", pr->mem_reached ? pr->mem_ns : NAN);
+	json_num("cycles", mhz > 0 && pr->mem_reached ? pr->mem_ns * mhz / 1e3 : NAN);
+	json_num("tlb_local_tail_ns", pr->mem_ns);
+	json_num("tail_ns", pr->tail_ns);
+	json_num("tlb_ns", pr->tail_ns - pr->mem_ns);
+	json_close('}');
+	json_str("not_measured_apart", NULL);
+}
+
+/* The probes' curves, for harness/report's picture of the three. */
+static void lat_json_probe_curves(const struct lat_probe *pr)
+{
+	int i;
+	if (!pr->ran) {
+		json_str("probes", NULL);
+		return;
+	}
+	json_open("probes", '{');
+	json_int("local_window_bytes", (long long)(LAT_LOCAL_PAGES * pr->page));
+	json_num("page_bytes", pr->page);
+	json_open("tlb_local", '[');
+	for (i = 0; i < pr->nlocal; i++) {
+		json_open(NULL, '{');
+		json_int("bytes", (long long)pr->local[i].bytes);
+		json_num("ns", pr->local[i].ns);
+		json_close('}');
+	}
+	json_close(']');
+	json_open("line_a_page", '[');
+	for (i = 0; i < pr->nlpage; i++) {
+		json_open(NULL, '{');
+		json_num("pages", (double)pr->lpage[i].bytes / pr->page);
+		json_int("bytes", (long long)pr->lpage[i].bytes);
+		json_num("ns", pr->lpage[i].ns);
+		json_num("excess_ns", pr->excess[i]);
+		json_close('}');
+	}
+	json_close(']');
+	json_close('}');
+}
+
+static void lat_json_summary(const struct lat_summary *s, double mhz,
+			     const struct lat_probe *pr)
 {
 	int i, k;
 	json_open(NULL, '{');
@@ -10487,10 +10808,11 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 		else
 			json_bool("agrees", lv->agrees);
 		json_num("confidence", lv->confidence >= 0 ? lv->confidence : NAN);
-		if (lv->confidence < 0)
+		if (lat_level_certain(lv) < 0)
 			json_str("certain", NULL);
 		else
-			json_bool("certain", lv->confidence >= LAT_CERTAIN);
+			json_bool("certain", lat_level_certain(lv));
+		json_bool("could_be_tlb", lv->tlb_doubt);
 		json_open("steps", '[');
 		for (k = 0; k < lv->nsteps; k++) {
 			json_open(NULL, '{');
@@ -10507,6 +10829,7 @@ static void lat_json_summary(const struct lat_summary *s, double mhz)
 		json_str(NULL, s->note[i]);
 	json_close(']');
 	json_num("llc_fit_bytes", s->llc_fit > 0 ? s->llc_fit : NAN);
+	lat_json_probe_summary(pr, mhz);
 	if (s->tail_pts > 0) {
 		json_open("tail", '{');
 		json_num("ns", s->tail_ns);
@@ -10577,8 +10900,9 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_close(']');
 	json_open("summary", '[');
 	for (i = 0; i < o->nstrides; i++)
-		lat_json_summary(&r->sums[i], r->mhz);
+		lat_json_summary(&r->sums[i], r->mhz, i ? NULL : &r->probe);
 	json_close(']');
+	lat_json_probe_curves(&r->probe);
 	if (r->nmlp) {
 		json_open("mlp", '{');
 		json_int("bytes", (long long)r->mlp_bytes);
@@ -10630,14 +10954,14 @@ static void lat_report_file(const struct options *o,
 		json_str("source", o->curve_in);
 		json_open("summary", '[');
 		for (i = 0; i < nsums; i++)
-			lat_json_summary(&sums[i], o->mhz);
+			lat_json_summary(&sums[i], o->mhz, NULL);
 		json_close(']');
 		json_end();
 	}
 	if (out.text) {
 		text_warnings("# WARNING: ");
 		for (i = 0; i < nsums; i++)
-			lat_print_levels(&sums[i], o->mhz);
+			lat_print_levels(&sums[i], o->mhz, 1);
 	}
 }
 
@@ -10865,6 +11189,181 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	}
 }
 
+/* Whether the probes can run beside this sweep: NULL, or why not. */
+static const char *lat_probe_refusal(const struct options *o,
+				     const struct lat_run *r, size_t stride,
+				     char *buf, size_t len)
+{
+	double page = r->probe.page;
+	char b1[32], b2[32];
+	if (o->pattern != P_RANDOM)
+		return "they run beside a random sweep (--pattern random)";
+	if (r->plan.regions > 1)
+		return "they run beside one chase, not several at once";
+	if ((double)stride * 2 > page) {
+		snprintf(buf, len, "stride %zu leaves no room for two lines in a "
+			 "page", stride);
+		return buf;
+	}
+	if ((double)o->lat_max < page * LAT_TLB_MIN_PAGES) {
+		format_bytes(b1, sizeof(b1), o->lat_max);
+		format_bytes(b2, sizeof(b2), (unsigned long long)page);
+		snprintf(buf, len, "--max %s holds %.0f pages of %s, and the "
+			 "line-a-page chase needs %d", b1, (double)o->lat_max / page,
+			 b2, LAT_TLB_MIN_PAGES);
+		return buf;
+	}
+	return NULL;
+}
+
+/* ns at `bytes` on a measured curve, between its points on log-log
+ * axes (its ends beyond them). */
+static double lat_curve_at(const struct lat_point *p, int n, double bytes)
+{
+	int i;
+	if (bytes <= (double)p[0].bytes)
+		return p[0].ns;
+	for (i = 1; i < n && (double)p[i].bytes < bytes; i++)
+		;
+	if (i == n)
+		return p[n - 1].ns;
+	return lat_exp(lat_ln(p[i - 1].ns) + lat_ln(p[i].ns / p[i - 1].ns) *
+		       lat_ln(bytes / (double)p[i - 1].bytes) /
+		       lat_ln((double)p[i].bytes / (double)p[i - 1].bytes));
+}
+
+/* The probes' points: the TLB-local chase at the sweep's sizes, then the
+ * line-a-page chase from LAT_TLB_FIRST_PAGES pages to the buffer's, at
+ * half the sweep's steps an octave (four by default), and each of its
+ * points' excess over the TLB-local chase of as many lines (the same
+ * room in the caches).  A chain no larger than one window is the full
+ * random chase itself (the window holds all its lines, in random
+ * order), so there the TLB-local curve takes the sweep's own points,
+ * full[], rather than time the same chase twice. */
+static void lat_probe_measure(const struct options *o, struct lat_run *r,
+			      const size_t *sizes, int n, size_t stride,
+			      const struct lat_point *full)
+{
+	struct lat_probe *pr = &r->probe;
+	struct lat_chain c;
+	size_t page = (size_t)pr->page, maxpages = (size_t)o->lat_max / page;
+	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max
+					    : LAT_LOCAL_PAGES * page;
+	int i, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
+	void *heads[1];
+	pr->local = calloc((size_t)cap, sizeof(*pr->local));
+	pr->lpage = pr->local + n;
+	pr->excess = malloc((size_t)cap * sizeof(*pr->excess));
+	if (!pr->local || !pr->excess)
+		die("out of memory for the probes");
+	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride, P_PAGE,
+		       win);
+	for (i = 0; i < n; i++) {
+		struct lat_point *p = &pr->local[pr->nlocal++];
+		size_t lines = sizes[i] / stride;
+		if (sizes[i] <= LAT_LOCAL_PAGES * page) {
+			*p = full[i];
+			continue;
+		}
+		heads[0] = lat_chain_build(&c, lines);
+		lat_chain_verify(heads[0], lines);
+		lat_chain_verify_probe(&c, heads[0], lines, LAT_LOCAL_PAGES * page);
+		lat_time_point(heads, 1, p);
+		r->unstable += !p->stable;
+		p->stride = stride;
+		p->bytes = sizes[i];
+	}
+	lat_chain_free(&c);
+	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride,
+		       P_LINEPAGE, page);
+	for (i = 0; pr->nlpage < cap - n; i++) {
+		size_t np = (size_t)(LAT_TLB_FIRST_PAGES * lat_exp((double)i /
+				     spo * 0.69314718055994530942) + 0.5);
+		struct lat_point *p = &pr->lpage[pr->nlpage];
+		if (np > maxpages)
+			np = maxpages;
+		if (pr->nlpage && (double)np * (double)page <= (double)p[-1].bytes)
+			break;
+		heads[0] = lat_chain_build(&c, np);
+		lat_chain_verify(heads[0], np);
+		lat_chain_verify_probe(&c, heads[0], np, page);
+		lat_time_point(heads, 1, p);
+		r->unstable += !p->stable;
+		p->stride = stride;
+		p->bytes = np * page;
+		pr->excess[pr->nlpage++] = p->ns - lat_curve_at(pr->local, pr->nlocal,
+						(double)(np * stride));
+	}
+	lat_chain_free(&c);
+	pr->ran = 1;
+}
+
+/* The probes read: the caches and memory from the TLB-local curve (into
+ * sum), read as a curve whose TLBs are measured (none of its rises is
+ * one); TLB levels from the line-a-page excess, on top of the TLB-local
+ * chase's first point, so a level is a TLB that holds the pages and its
+ * edge the reach.  A miss that costs as much as the second cache level
+ * (an L2 hit) is a page walk, which reads the page tables through the
+ * caches: later rises are the tables outgrowing a cache, not TLBs.  Then
+ * the full random curve, for its rises. */
+static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
+			   const double *yn, int n, size_t stride,
+			   struct lat_run *r, struct lat_summary *sum)
+{
+	struct lat_probe *pr = &r->probe;
+	struct lat_ctx ctx = *sys;
+	struct lat_summary *t = malloc(sizeof(*t));
+	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
+	double *y, walk;
+	int i;
+	if (!t || !x)
+		die("out of memory for the summary");
+	y = x + pr->nlpage + pr->nlocal;
+	ctx.pattern = P_RANDOM;
+	ctx.tlb_known = 1;
+	ctx.ntlb = 0;
+	ctx.page = pr->page;
+	for (i = 0; i < pr->nlocal; i++) {
+		x[i] = (double)pr->local[i].bytes;
+		y[i] = pr->local[i].ns;
+	}
+	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
+	pr->mem_ns = sum->tail_ns;
+	pr->tail_ns = sum->tail_ns;
+	pr->mem_reached = sum->nlevels > 0 &&
+			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
+	walk = sum->nlevels > 1 ? sum->level[1].ns : HUGE_VAL;
+	for (i = 0; i < pr->nlpage; i++) {
+		x[i] = (double)pr->lpage[i].bytes;
+		y[i] = pr->local[0].ns + (pr->excess[i] > 0 ? pr->excess[i] : 0);
+	}
+	ctx.ncaches = 0;
+	lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
+	for (i = 0; i < t->nlevels && t->level[i].boundary > 0; i++) {
+		struct lat_tlb *tl = &pr->tlb[pr->ntlbs++];
+		tl->reach = t->level[i].boundary;
+		tl->entries = tl->reach / pr->page;
+		tl->miss_ns = (i + 1 < t->nlevels ? t->level[i + 1].ns : t->tail_ns) -
+			      t->level[i].ns;
+		tl->confidence = t->level[i].confidence;
+		tl->doubt = tl->confidence >= 0 && tl->confidence < LAT_CERTAIN;
+		ctx.reach[ctx.ntlb++] = tl->reach;
+		if (tl->miss_ns >= walk)
+			break;
+	}
+	/* the full random curve: its rises, set beside the levels measured */
+	ctx.ncaches = sys->ncaches;
+	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
+	pr->tail_ns = pr->full.tail_ns;
+	/* the summary's tail stays the printed curve's, as before */
+	sum->tail_ns = pr->full.tail_ns;
+	sum->tail_bytes = pr->full.tail_bytes;
+	sum->tail_from = pr->full.tail_from;
+	sum->tail_pts = pr->full.tail_pts;
+	free(t);
+	free(x);
+}
+
 /* The sweep: per stride, every size's point, the block's summary, and
  * on the first stride --chains and --load-threads. */
 static void lat_sweep(const struct options *o, const struct system_info *si,
@@ -10915,8 +11414,29 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			yn[i] = r->pts[first + i].ns;
 		}
 		lat_ctx_from_system(&ctx, si, o->pattern);
-		lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
-			       &r->sums[s]);
+		if (s == 0 && !o->lmrd) {
+			const char *no;
+			r->probe.page = r->pages.known && r->pages.page_kib * 1024.0 >
+					ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+			no = lat_probe_refusal(o, r, stride, r->probe.why,
+					       sizeof(r->probe.why));
+			if (no && no != r->probe.why)
+				snprintf(r->probe.why, sizeof(r->probe.why), "%s", no);
+			if (!no)
+				lat_probe_measure(o, r, sizes, n, stride,
+						  r->pts + first);
+		}
+		ctx.page = r->probe.page > 0 ? r->probe.page : ctx.page;
+		/* the other strides' curves: the TLBs the probes measured are
+		 * the only ones whose reach can be doubted as a cache's edge */
+		ctx.tlb_known = r->probe.ran;
+		for (t = 0; t < r->probe.ntlbs; t++)
+			ctx.reach[ctx.ntlb++] = r->probe.tlb[t].reach;
+		if (s == 0 && r->probe.ran)
+			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
+		else
+			lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
+				       &r->sums[s]);
 		free(xb);
 		free(yn);
 		if (s == 0 && o->chains > 1)
@@ -10972,6 +11492,11 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 	memcpy(ctx.cache, o->curve_caches, sizeof(ctx.cache));
 	ctx.line = o->curve_line;
 	ctx.pattern = o->pattern;
+	ctx.page = o->curve_page ? (double)o->curve_page : 4096.0;
+	ctx.tlb_known = ctx.ntlb = o->ncurve_tlbs;
+	for (n = 0; n < ctx.ntlb; n++)
+		ctx.reach[n] = (double)o->curve_tlbs[n] * ctx.page;
+	n = 0;
 	(void)si;
 
 	if (!f)
@@ -11072,6 +11597,8 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	free(r.load_arrays);
 	free(r.pts);
 	free(r.sums);
+	free(r.probe.local);
+	free(r.probe.excess);
 	return 0;
 }
 

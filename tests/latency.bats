@@ -70,6 +70,82 @@ level() {
 	awk -v s="$small" -v b="$big" 'BEGIN { exit !(b > 3 * s) }'
 }
 
+@test "caches and TLBs measured apart: the summary's caches are the TLB-local chase's, its TLBs the line-a-page chase's, memory both" {
+	local json page
+	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2 --json
+	assert_success
+	json=$output
+	# the TLB-local chase ran at the sweep's own sizes; the line-a-page
+	# chase from 16 pages to the buffer's, its bytes its pages' span
+	jq -e '.probes as $p | $p.page_bytes >= 4096 and
+		$p.local_window_bytes == 64 * $p.page_bytes and
+		($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
+		($p.tlb_local | all(.ns > 0)) and
+		$p.line_a_page[0].pages == 16 and
+		($p.line_a_page[-1].bytes == 4194304) and
+		([$p.line_a_page[] | .bytes == .pages * $p.page_bytes] | all) and
+		([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
+		($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
+		<<<"$json" >/dev/null
+	# each line-a-page point's excess is over the TLB-local chase of as
+	# many lines (pages x stride bytes), between its points on log-log axes
+	jq -e '.probes.tlb_local as $l | .run.strides[0] as $st |
+		def at($x): if $x <= $l[0].bytes then $l[0].ns
+			else ([range(1; $l | length) | select($l[.].bytes >= $x)][0]) as $i |
+			if $i == null then $l[-1].ns else
+			(($l[$i - 1].ns | log) + (($l[$i].ns / $l[$i - 1].ns) | log) *
+			 (($x / $l[$i - 1].bytes) | log) / (($l[$i].bytes / $l[$i - 1].bytes) | log)) | exp end end;
+		[.probes.line_a_page[] | (.excess_ns - (.ns - at(.pages * $st))) | fabs < 1e-6] | all' \
+		<<<"$json" >/dev/null
+	# each TLB: entries x page = reach, and what a miss adds
+	jq -e '.summary[0] as $s | ($s.tlbs | type) == "array" and
+		($s.tlbs | all(.page_bytes == $s.tlbs[0].page_bytes and
+			(.entries * .page_bytes - .reach_bytes | fabs) < 1 and
+			.reach_bytes >= 16 * .page_bytes and (.miss_ns | type) == "number")) and
+		$s.not_measured_apart == null' <<<"$json" >/dev/null
+	# memory: the curve's own tail beside the TLB-local chase's, and the
+	# difference between them
+	jq -e '.summary[0] as $s | .probes.tlb_local[-3:] as $l |
+		($l | map(.ns) | sort | .[1]) as $med |
+		$s.memory.tail_ns == $s.tail.ns and
+		($s.memory.tlb_local_tail_ns - $med | fabs) < 1e-6 and
+		($s.memory.tlb_ns - ($s.memory.tail_ns - $med) | fabs) < 1e-6 and
+		(if $s.memory.reached then $s.memory.ns == $s.memory.tlb_local_tail_ns
+		 else $s.memory.ns == null end)' <<<"$json" >/dev/null
+	# the levels are the TLB-local curve's, read as a stored curve is:
+	# the same names and edges
+	jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
+		<<<"$json" >"$BATS_TEST_TMPDIR/local.txt"
+	run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/local.txt" --json
+	assert_success
+	[ "$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$output")" = \
+		"$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$json")" ]
+	# the text: the three parts once each, and the curve's rises
+	page=$(jq -r '.probes.page_bytes / 1024 | floor' <<<"$json")
+	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2
+	assert_success
+	[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages):' <<<"$output")" = 1 ]
+	[ "$(grep -c '^# stride=64: memory: ' <<<"$output")" = 1 ]
+	[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
+	refute_line --partial 'not measured apart'
+	# the caches line ends in its last level: the tail is memory's line's
+	assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.]+ ns$'
+	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
+}
+
+@test "where the probes cannot run, the summary says so once and reads the full random curve, marking edges a TLB could explain" {
+	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4
+	assert_success
+	[ "$(grep -c 'not measured apart' <<<"$output")" = 1 ]
+	assert_line --regexp '^# stride=64: caches and TLBs not measured apart \(--max 256 KiB holds 64 pages of [0-9]+ KiB, and the line-a-page chase needs 128\): '
+	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4 --json
+	jq -e '.probes == null and .summary[0].tlbs == null and .summary[0].memory == null and
+		(.summary[0].not_measured_apart | startswith("--max 256 KiB holds 64 pages"))' <<<"$output" >/dev/null
+	run --separate-stderr "$BENCH" latency --pattern stride --min 4K --max 1M --steps-per-octave 2
+	assert_success
+	assert_line '# stride=64: caches and TLBs not measured apart (they run beside a random sweep (--pattern random)): the levels are this curve'"'"'s, and one whose edge could be a TLB'"'"'s reach is marked ?'
+}
+
 @test "L1 latency in cycles is a small integer (one load per chase step)" {
 	# Up to three runs: on a busy machine the clock estimate or a point
 	# can be caught by preemption (seen while other builds ran).  A chase
@@ -347,8 +423,9 @@ DRAM 102'
 @test "detector: POWER9-like sizes (lat_mem_rd on POWER9), cycles from --mhz" {
 	run "$BENCH" latency --curve-in "$FIX/curve-power9.txt" --mhz 2000
 	assert_success
-	assert_output --regexp 'L1d 3[0-9.]+ KiB 1.0[0-9] ns 2.1 cyc \| L2 5[0-9.]+ KiB 4.2[0-9] ns'
-	assert_output --regexp '\| L3 (9|10|11)[0-9.]* MiB 9.[0-9]+ ns .* \| DRAM 7[0-9.]+ ns'
+	# no caches or TLBs given: edges where a TLB could run out are marked
+	assert_output --regexp 'L1d 3[0-9.]+ KiB 1.0[0-9] ns 2.1 cyc \| L2\? 5[0-9.]+ KiB 4.2[0-9] ns'
+	assert_output --regexp '\| L3\? (9|10|11)[0-9.]* MiB 9.[0-9]+ ns .* \| DRAM 7[0-9.]+ ns'
 }
 
 @test "detector: memory that slows past 64 MiB is one DRAM level with a step, not an L4" {
@@ -364,7 +441,7 @@ DRAM 102'
 		near($l[3].steps[0].from_bytes; 67108864; 1.41)' >/dev/null
 	run "$BENCH" latency --curve-in "$FIX/curve-dram-step.txt"
 	assert_success
-	assert_line --regexp '^# stride=64: L1d .* \| L3 [0-9.]+ MiB 1[34][.0-9]* ns \| DRAM 1[23][0-9] ns from [0-9.]+ MiB \((19|20)[0-9] ns from [0-9.]+ MiB\), (19|20)[0-9] ns at 256 MiB$'
+	assert_line --regexp '^# stride=64: L1d .* \| L3\? [0-9.]+ MiB 1[34][.0-9]* ns \| DRAM 1[23][0-9] ns from [0-9.]+ MiB \((19|20)[0-9] ns from [0-9.]+ MiB\), (19|20)[0-9] ns at 256 MiB$'
 }
 
 @test "detector: a sweep that stops in L2 says DRAM was not reached" {

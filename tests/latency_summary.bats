@@ -46,7 +46,7 @@ summary() {
 
 @test "DRAM is the plateau the curve ends on: a 44 ns L3 stays a cache, TLB rises are DRAM's steps" {
 	summary "$FIX/curve-l3-44ns.txt"
-	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 2 ns \| L2 1\.5 MiB 6\.[0-9]+ ns \| L3 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns from 5\.[0-9] MiB \(14[0-9] ns from 1[0-9]\.[0-9] MiB\) \(16[0-9] ns from [0-9.]+ MiB\), 16[0-9] ns at 256 MiB$'
+	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB 2 ns \| L2\? 1\.5 MiB 6\.[0-9]+ ns \| L3\? 5\.0 MiB 44\.[0-9] ns \| DRAM 1[23][0-9] ns from 5\.[0-9] MiB \(14[0-9] ns from 1[0-9]\.[0-9] MiB\) \(16[0-9] ns from [0-9.]+ MiB\), 16[0-9] ns at 256 MiB$'
 	run "$BENCH" latency --curve-in "$FIX/curve-l3-44ns.txt" --json
 	jq -e '.summary[0].levels | map(.name) == ["L1d", "L2", "L3", "DRAM"] and
 		(.[3].steps | length) == 2' <<<"$output" >/dev/null
@@ -148,19 +148,28 @@ loglin() {
 @test "a level the curve's own noise could as well hide or split is marked uncertain, in text and JSON; clear levels are not" {
 	local zen=$FIX/latency/epyc-zen5-vm-random.txt
 	# as stored, every level of the Zen 5 guest's curve is read alike
-	# when its own point-to-point noise is drawn afresh
-	run "$BENCH" latency --curve-in "$zen" --caches 48K,1M,32M --json
+	# when its own point-to-point noise is drawn afresh; with its TLBs
+	# named (Zen 5: 96 and 4096 entries), every level is certain
+	run "$BENCH" latency --curve-in "$zen" --caches 48K,1M,32M --tlb 96,4096 --json
 	jq -e '.summary[0].levels | length == 4 and
 		all(.certain == true and .confidence >= 0.8)' <<<"$output" >/dev/null
-	summary "$zen" --caches 48K,1M,32M
+	summary "$zen" --caches 48K,1M,32M --tlb 96,4096
 	refute_output --partial '?'
 	refute_output --partial 'uncertain'
+	# without them, the L3 share's edge (4.6 MiB, where the OS says 32
+	# MiB) is where a TLB could run out: named, not certain
+	run "$BENCH" latency --curve-in "$zen" --caches 48K,1M,32M --json
+	jq -e '.summary[0].levels | map(.certain) == [true, true, false, true] and
+		.[2].could_be_tlb and .[2].confidence >= 0.8' <<<"$output" >/dev/null
+	summary "$zen" --caches 48K,1M,32M
+	assert_line --regexp '^# stride=0: L1d [^?]* \| L3\? 4\.6 MiB '
+	assert_line '# stride=0: L3? could be a TLB'"'"'s reach, not a cache: its edge is where a TLB of 32-8192 4096-byte pages run out'
 	# the same curve, each point off by up to 18% (a fixed pattern):
 	# its L3 share reads as two levels, and the summary says it is unsure
 	awk '/^[0-9]/ { k++; printf "%s %.3f\n", $1, $2 * (1 + 0.03 * ((k * 31) % 13 - 6)); next }
 		{ print }' "$zen" >"$BATS_TEST_TMPDIR/busy.txt"
 	summary "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M
-	assert_line --regexp '^# stride=0: L1d [0-9.]+ KiB [0-9.]+ ns \| L2 [^|]* \| L3\? 1\.6 MiB [0-9.]+ ns \| L4\? 4\.6 MiB [0-9.]+ ns \| DRAM '
+	assert_line --regexp '^# stride=0: L1d [0-9.]+ KiB [0-9.]+ ns \| L2\?? [^|]* \| L3\? 1\.6 MiB [0-9.]+ ns \| L4\? 4\.6 MiB [0-9.]+ ns \| DRAM '
 	assert_line --regexp '^# stride=0: L3\? is uncertain: [0-9]+ of 32 readings of this curve with its own point-to-point noise drawn afresh name it alike \(its edge in them from [0-9.]+ [KM]iB to [0-9.]+ MiB\)$'
 	assert_line --regexp '^# stride=0: L4\? is uncertain: '
 	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/busy.txt" --caches 48K,1M,32M --json
@@ -174,24 +183,37 @@ loglin() {
 		"$(jq -c '[.summary[0].levels[].confidence]' <<<"$first")" ]
 }
 
-@test "with the OS's caches, a rise far below the cache a level is to match is a step inside it when the level then ends where that cache does" {
-	# 1 ns to 16 KiB, 2.8 ns from 22.6 KiB (a TLB's reach under a page a
-	# line: 2.4 times for the i9's L1 DTLB, 2.8 for the 6338's STLB), the
-	# L1d's 64 KiB edge a 1.6 times rise after it
+@test "--tlb: a rise at a named TLB's reach is a step inside the cache that ends where the OS's does; without --tlb no size rule guesses so" {
+	# 1 ns to 16 KiB, 2.8 ns from 22.6 KiB (a list walk with a node a
+	# page: 256 pages of 64 bytes run out of a 256-entry TLB), the L1d's
+	# 64 KiB edge a 1.6 times rise after it
 	loglin 4 1.0 4.5 2.8 6 2.8 6.5 4.5 10 4.5 11 16 14 16 15 90 18 90 \
 		>"$BATS_TEST_TMPDIR/tlb.txt"
-	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 64K,2M,16M
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 64K,2M,16M --tlb 256,page=64
 	assert_line --regexp '^# stride=64: L1d 76\.1 KiB 1 ns \(2\.8 ns from 22\.6 KiB\) \| L2 1\.2 MiB 4\.5 ns \| L3 19\.0 MiB 16 ns \| DRAM 90 ns from 32 MiB, 90 ns at 128-256 MiB$'
-	# an OS cache the merged level would not end at explains nothing:
-	# the rise stays a level's edge, and the disagreement is said
-	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M
+	# the caches alone no longer make the rise a step (the size rule
+	# retired): it is a level's edge, and the disagreement is said
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 64K,2M,16M
 	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.8 ns \| '
-	assert_line '# stride=64: L1d: the curve leaves this level at 19.0 KiB but the OS reports 256 KiB'
-	# a rise of 3.5 times is a cache's, wherever it lies
-	loglin 4 1.0 4.5 3.5 6 3.5 6.5 6 10 6 11 20 14 20 15 90 18 90 \
-		>"$BATS_TEST_TMPDIR/tlb-large.txt"
-	summary "$BATS_TEST_TMPDIR/tlb-large.txt" --caches 64K,2M,16M
-	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 3\.5 ns \| '
+	assert_line '# stride=64: L1d: the curve leaves this level at 19.0 KiB but the OS reports 64 KiB'
+	# an OS cache the merged level would not end at explains nothing:
+	# the rise stays a level's edge, though --tlb names it, and is marked
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --caches 256K,2M,16M --tlb 256,page=64
+	assert_line --regexp '^# stride=64: L1d\? 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.8 ns \| '
+	assert_line '# stride=64: L1d? could be a TLB'"'"'s reach, not a cache: its edge is where a known TLB (measured, or --tlb), of 64-byte pages run out'
+	# a TLB of another reach leaves the rise a certain cache's edge
+	summary "$BATS_TEST_TMPDIR/tlb.txt" --tlb 8192,page=64
+	assert_line --regexp '^# stride=64: L1d 19\.0 KiB 1 ns \| L2 76\.1 KiB 2\.8 ns \| L3 '
+	# --tlb is refused on a live run, and without entries
+	run "$BENCH" latency --tlb 64 --max 1M
+	assert_failure 2
+	assert_output --partial 'it needs --curve-in'
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/tlb.txt" --tlb page=64
+	assert_failure 2
+	assert_output --partial 'names no TLB'
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/tlb.txt" --tlb 64,32
+	assert_failure 2
+	assert_output --partial "'32' is not larger than the TLB before it"
 }
 
 @test "with the OS's caches, a rise where the next reported cache ends is its edge, though less than a new level's jump" {

@@ -29,7 +29,8 @@ setup_file() {
 		"$h/run" --results "$res" --label single -- -s 20000 -n 3
 		"$h/sweep-size" --results "$res" --llc 1M --multiples 0.25,1,4 -- -n 3
 		"$h/sweep-threads" --results "$res" --threads 1,2 -- -s 20000 -n 3
-		"$h/run" --results "$res" --label lat -- latency --max 256K
+		# 512 KiB: 128 pages, the fewest the line-a-page chase takes
+		"$h/run" --results "$res" --label lat -- latency --max 512K --steps-per-octave 4
 		# cpufreq only exists on the fake machine: the harness sets it
 		# there, bench runs for real.
 		make_fake_machine "$BATS_FILE_TMPDIR/fake"
@@ -190,6 +191,18 @@ png_ok() {
 	ns=$(jq -r '.bench.summary[0].levels[0].ns' "$LAT/step-001.json")
 	grep -qF "$name $(printf '%.3g' "$ns") ns" "$LAT/plot-latency.svg"
 	grep -q '>boundary<' "$LAT/plot-latency.svg"
+	# caches against TLBs: bench's three chases on one graph, the
+	# measured reaches labelled
+	svg_ok "$LAT/plot-latency-tlb.svg"
+	png_ok "$LAT/plot-latency-tlb.png"
+	for t in 'full random (the curve)' 'TLB-local (caches, memory)' 'a line a page (TLBs)'; do
+		grep -qF ">$t<" "$LAT/plot-latency-tlb.svg"
+	done
+	[ "$(jq '.bench.probes.line_a_page | length' "$LAT/step-001.json")" -gt 0 ]
+	local -a reach
+	mapfile -t reach < <(jq -r '.bench.summary[0].tlbs | to_entries[] |
+		"L\(.key + 1) TLB \(.value.entries | round) x \(.value.page_bytes / 1024 | round) KiB"' "$LAT/step-001.json")
+	for t in "${reach[@]}"; do grep -qF ">$t<" "$LAT/plot-latency-tlb.svg"; done
 	# the size sweep marks each LLC multiple
 	for m in 0.25 1 4; do grep -qF ">${m}x LLC<" "$SIZE/plot-bandwidth-size.svg"; done
 }

@@ -326,6 +326,24 @@ EOT
 	jq -e '(.loaded.rows | map(select(.idle | not)) | length) == 3' <<<"$output"
 }
 
+@test "a probe broken on purpose is refused by the chain check before it is timed (BENCH_PROBE_TEST)" {
+	local bin
+	bin=$(build_variant probetest gcc -O2 -DBENCH_PROBE_TEST=1)
+	# (--json: the curve is printed as it is measured, before the probes)
+	# the line-a-page chase visits two lines a page: it would time the
+	# caches' effect under the TLBs' name
+	MEMBENCH_PROBE_BREAK=1 BENCH=$bin refused --min 4K --max 1M --steps-per-octave 1 --json
+	[[ "$stderr" == "bench: internal error: the line-a-page chain of "*" pages visits page "*" twice" ]]
+	# the TLB-local window is the whole buffer: a full random chase
+	# under the TLB-local name
+	MEMBENCH_PROBE_BREAK=2 BENCH=$bin refused --min 4K --max 1M --steps-per-octave 1 --json
+	[[ "$stderr" == "bench: internal error: the chain of "*" lines leaves its 262144-byte windows "*" times, not once for each of its "* ]]
+	# unbroken, the same build measures both probes
+	run --separate-stderr "$bin" latency --min 4K --max 1M --steps-per-octave 1 --json
+	assert_success
+	jq -e '(.probes.tlb_local | length) > 0 and (.probes.line_a_page | length) > 0' <<<"$output" >/dev/null
+}
+
 # ---- moved from alloc.bats (the fast tier)
 @test "where the OS keeps no smaps, the mapping is unknown, never invented" {
 	# a build that believes it is not on Linux: the smaps shim has no file

@@ -164,6 +164,57 @@ plot_latency() {
 	[ "$n" -gt 0 ] && plot_both latency
 }
 
+# plot_latency_tlb: caches against TLBs in one picture, for the first
+# latency run whose bench measured them apart (its JSON's probes): the
+# full random chase (the curve, first stride), the TLB-local chase (the
+# caches and memory alone) and the line-a-page chase (the TLBs: x is the
+# span of its pages), with each measured TLB's reach dashed.  jq writes
+# the data files directly, one per curve, titles through gp_text.
+plot_latency_tlb() {
+	local recs=$1 lo hi f
+	jq -s -r "$JQ_DEFS$JQ_GP"'
+		[.[] | select(.doc != null and (failed | not)) | . as $r | ($r.doc | lat)
+		 | select(. != null and .probes != null) | {r: $r, L: .}][0] // empty
+		| .L as $L | ($L.summary[0].stride) as $s
+		| ($L.curve[] | select(.stride == $s) | "full\t\(.bytes | gp_num)\t\(.ns | gp_num)"),
+		  ($L.probes.tlb_local[] | "local\t\(.bytes | gp_num)\t\(.ns | gp_num)"),
+		  ($L.probes.line_a_page[] | "lpage\t\(.bytes | gp_num)\t\(.ns | gp_num)"),
+		  ($L.summary[0].tlbs // [] | to_entries[]
+		   | "reach\t\(.value.reach_bytes | gp_num)\t" + ("L\(.key + 1) TLB \(.value.entries | round) x \(.value.page_bytes / 1024 | round) KiB" | gp_text))' \
+		"$recs" >"$PLOT/tlb.tsv"
+	grep -q '^lpage' "$PLOT/tlb.tsv" || return 0
+	# pass 1: the ranges; pass 2: the data files, the reaches spanning them
+	read -r lo hi ymin ymax < <(cd "$PLOT" && awk -F'\t' 'BEGIN { OFS = "\t" }
+		FNR == NR {
+			if ($1 ~ /^(full|local|lpage)$/ && $2 != "NaN" && $3 != "NaN") {
+				if (lo == "" || $2 < lo) lo = $2; if (hi == "" || $2 > hi) hi = $2
+				if (ymn == "" || $3 < ymn) ymn = $3; if (ymx == "" || $3 > ymx) ymx = $3
+			}
+			next
+		}
+		FNR == 1 { ymin = ymn * 0.8; ymax = ymx * 1.3 }
+		$1 == "full" || $1 == "local" || $1 == "lpage" { print $2, $3 > ("tlb-" $1 ".dat") }
+		$1 == "reach" && $2 != "NaN" { print $2, ymin "\n" $2, ymax "\n" > "tlb-reach.dat"; print $2, ymin * 1.1, $3 > "tlb-rlabel.dat" }
+		END { print lo, hi, ymin, ymax }' tlb.tsv tlb.tsv)
+	if ! is_plain_number "$ymin" || ! is_plain_number "$ymax"; then
+		note "the TLB probes' ranges are not numbers; no caches-against-TLBs plot"
+		return 0
+	fi
+	{
+		printf 'set title "Caches against TLBs: three chases of one run"\n'
+		printf 'set xlabel "footprint (bytes, log2 axis; line-a-page: the span of its pages)"\nset ylabel "ns per load"\n'
+		printf 'set logscale x 2\nset logscale y\nset yrange [%s:%s]\nset ytics 2 nomirror format "%%g"\nset grid\nset key top left\n' "$ymin" "$ymax"
+		size_tics "$lo" "$hi"
+		printf 'plot "tlb-full.dat" using 1:2 with linespoints lt 1 pt 7 ps 0.5 title "full random (the curve)"'
+		printf ', "tlb-local.dat" using 1:2 with linespoints lt 2 pt 7 ps 0.5 title "TLB-local (caches, memory)"'
+		printf ', "tlb-lpage.dat" using 1:2 with linespoints lt 3 pt 7 ps 0.5 title "a line a page (TLBs)"'
+		f=''
+		[ ! -f "$PLOT/tlb-reach.dat" ] || f=', "tlb-reach.dat" using 1:2 with lines dt 2 lc rgb "#606060" title "measured TLB reach", "tlb-rlabel.dat" using 1:2:3 with labels left rotate by 90 tc rgb "#404040" notitle'
+		printf '%s\n' "$f"
+	} >"$PLOT/latency-tlb.gp"
+	plot_both latency-tlb
+}
+
 # plot_lines NAME XKEY XLABEL RECORDS: bandwidth per kernel against a step
 # parameter (x LLC is turned into bytes per array), one line per kernel,
 # titled from the data file's header; with x LLC each step's multiple is
