@@ -9937,7 +9937,7 @@ struct lat_probe {
 	struct lat_point *local;       /* TLB-local, at the sweep's sizes */
 	struct lat_point *lpage;       /* line-a-page; bytes: pages x page */
 	double *excess;                /* lpage's ns beyond TLB-local's */
-	int nlocal, nlpage;
+	int nlocal, nlpage, shared; /* shared: TLB-local points the sweep's */
 	struct lat_summary full;       /* the full random curve, read */
 	int ntlbs;
 	struct lat_tlb tlb[LAT_MAX_LEVELS];
@@ -10698,7 +10698,8 @@ static void lat_print_summary(const struct options *o,
 	print_limits_text(si, "# ");
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
 	       "before %d repeats agreed within %.0f%%\n",
-	       r->npts + r->probe.nlocal + r->probe.nlpage, r->elapsed,
+	       r->npts + r->probe.nlocal - r->probe.shared + r->probe.nlpage,
+	       r->elapsed,
 	       r->unstable, LAT_POINT_CAP_NS / 1e6, LAT_STABLE_REPEATS,
 	       100 * LAT_STABLE_TOL);
 	if (r->nmlp) {
@@ -11263,6 +11264,7 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 		size_t lines = sizes[i] / stride;
 		if (sizes[i] <= LAT_LOCAL_PAGES * page) {
 			*p = full[i];
+			pr->shared++;
 			continue;
 		}
 		heads[0] = lat_chain_build(&c, lines);
