@@ -2663,32 +2663,58 @@ static void parse_delays(const char *flag, const char *s, struct options *o)
 	}
 }
 
+/* A --curve-in list: sizes, each larger than the one before, at most
+ * LAT_MAX_LEVELS of them, as bytes or (entries) as a count, with
+ * "KEY=VALUE" words among them handed to key_read as they come.  noun
+ * names one size in refusals ("cache", "TLB"). */
+static int parse_ascending(const char *flag, const char *s, const char *key,
+			   void (*key_read)(const char *, const char *,
+					    struct options *),
+			   struct options *o, const char *noun, int entries,
+			   unsigned long long *v)
+{
+	char buf[512], *tok, *save = NULL;
+	size_t klen = strlen(key);
+	int n = 0;
+	list_copy(flag, s, buf, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long x;
+		if (strncmp(tok, key, klen) == 0 && tok[klen] == '=') {
+			key_read(flag, tok + klen + 1, o);
+			continue;
+		}
+		x = entries ? parse_count(flag, tok, 1, 1 << 24)
+			    : parse_bytes(flag, tok, 1);
+		if (n == LAT_MAX_LEVELS)
+			die("%s: more than %d %ss", flag, LAT_MAX_LEVELS, noun);
+		if (n && x <= v[n - 1])
+			die("%s: '%s' is not larger than the %s before it", flag,
+			    tok, noun);
+		v[n++] = x;
+	}
+	return n;
+}
+
+static void read_curve_line(const char *flag, const char *s, struct options *o)
+{
+	o->curve_line = (int)parse_count(flag, s, 8, 65536);
+}
+
+static void read_curve_page(const char *flag, const char *s, struct options *o)
+{
+	o->curve_page = parse_bytes(flag, s, 8);
+}
+
 /* --caches SIZE[,SIZE...][,line=B]: the data or unified caches of the
  * machine a --curve-in curve was measured on, L1d first and each larger
  * than the one before, and optionally its line size. */
 static void parse_curve_caches(const char *flag, const char *s,
 			       struct options *o)
 {
-	char buf[512], *tok, *save = NULL;
-	list_copy(flag, s, buf, sizeof(buf));
-	o->ncurve_caches = 0;
 	o->curve_line = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-		if (strncmp(tok, "line=", 5) == 0) {
-			o->curve_line = (int)parse_count(flag, tok + 5, 8, 65536);
-			continue;
-		}
-		v = parse_bytes(flag, tok, 1);
-		if (o->ncurve_caches == LAT_MAX_LEVELS)
-			die("%s: more than %d caches", flag, LAT_MAX_LEVELS);
-		if (o->ncurve_caches &&
-		    v <= o->curve_caches[o->ncurve_caches - 1])
-			die("%s: '%s' is not larger than the cache before it", flag,
-			    tok);
-		o->curve_caches[o->ncurve_caches++] = v;
-	}
+	o->ncurve_caches = parse_ascending(flag, s, "line", read_curve_line, o,
+					   "cache", 0, o->curve_caches);
 }
 
 /* --tlb ENTRIES[,ENTRIES...][,page=B]: the TLBs of the machine a
@@ -2698,24 +2724,9 @@ static void parse_curve_caches(const char *flag, const char *s,
 static void parse_curve_tlbs(const char *flag, const char *s,
 			     struct options *o)
 {
-	char buf[512], *tok, *save = NULL;
-	list_copy(flag, s, buf, sizeof(buf));
-	o->ncurve_tlbs = 0;
 	o->curve_page = 4096;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-		if (strncmp(tok, "page=", 5) == 0) {
-			o->curve_page = parse_bytes(flag, tok + 5, 8);
-			continue;
-		}
-		v = parse_count(flag, tok, 1, 1 << 24);
-		if (o->ncurve_tlbs == LAT_MAX_LEVELS)
-			die("%s: more than %d TLBs", flag, LAT_MAX_LEVELS);
-		if (o->ncurve_tlbs && v <= o->curve_tlbs[o->ncurve_tlbs - 1])
-			die("%s: '%s' is not larger than the TLB before it", flag, tok);
-		o->curve_tlbs[o->ncurve_tlbs++] = v;
-	}
+	o->ncurve_tlbs = parse_ascending(flag, s, "page", read_curve_page, o,
+					 "TLB", 1, o->curve_tlbs);
 	if (o->ncurve_tlbs == 0)
 		die("%s: names no TLB (ENTRIES[,ENTRIES...][,page=B])", flag);
 }
