@@ -232,6 +232,40 @@ setup: ready; now run 'make run' (or 'make check')" ] || fail "stderr: $stderr"
 	[ "$stderr" = "setup: --only: no capability 'nope' (./setup --test --check lists them)" ]
 }
 
+# in_fake_dev CMD...: CMD in a mount namespace whose /dev is a tmpfs with
+# the host's zero, full, random, urandom and tty, and a null that is a
+# plain file; then /dev/null's kind and numbers.
+in_fake_dev() {
+	local d=$BATS_TEST_TMPDIR/dev
+	mkdir -p "$d"
+	run --separate-stderr unshare -m --propagation private sh -c '
+		d=$1 && shift &&
+		mount -t tmpfs -o mode=755 membench-dev "$d" &&
+		cp -a /dev/zero /dev/full /dev/random /dev/urandom /dev/tty "$d"/ &&
+		printf junk >"$d/null" && mount --bind "$d" /dev || exit 99
+		"$@"; rc=$?
+		stat -c "%F %t:%T" /dev/null
+		exit "$rc"' sh "$d" "$@"
+}
+
+@test "setup: a /dev/null that is a plain file is made the null device again as root; --check only names it" {
+	need_mount_ns
+	in_fake_dev "$MEMBENCH_ROOT/setup" --test --check --only make
+	assert_failure 1
+	assert_output --regexp '^regular (empty )?file 0:0$'
+	[[ "$stderr" =~ ^"setup: /dev/null is not the null device (regular "(empty )?"file); as root, ./setup makes it again"$ ]]
+	local t
+	t=$(tree_copy)
+	in_fake_dev "$t/setup" --only cc
+	assert_success
+	# configure ran on the device: its config.status is whole
+	assert_output "character special file 1:3"
+	[[ "$stderr" =~ ^"setup: /dev/null was not the null device (regular "(empty )?"file); made it again"$'\n' ]]
+	[[ "$stderr" == *"setup: ready;"* ]]
+	run "$t/config.status" --version
+	assert_success
+}
+
 # nested_bats ARGS...: bats on ARGS with a plain environment (none of
 # this run's BATS_ variables), the PATH in $NESTED_PATH and CI=$NESTED_CI.
 nested_bats() {
