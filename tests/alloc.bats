@@ -30,7 +30,7 @@ json_run() {
 	if [ "$mode" = stream ]; then
 		"$BENCH" -s 600000 -n 3 "$@" --json-file "$json" >"$aux"
 	else
-		"$BENCH" latency --min 1m --max 4m "$@" --json-file "$json" >"$aux"
+		"$BENCH" latency --min 1m --max 4m --steps-per-octave 1 "$@" --json-file "$json" >"$aux"
 	fi
 }
 
@@ -127,7 +127,7 @@ shm_run() {
 	if [ "$mode" = stream ]; then
 		"$BENCH" -s 2000000 -n 40 --alloc shm "$@" --json-file "$json" >/dev/null &
 	else
-		"$BENCH" latency --max 8m --alloc shm "$@" --json-file "$json" >/dev/null &
+		"$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc shm "$@" --json-file "$json" >/dev/null &
 	fi
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
@@ -323,7 +323,7 @@ hugetlb_run() {
 	if [ "$1" = stream ]; then
 		with_hugepages 16 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --json-file "$json"
 	else
-		with_hugepages 16 "$BENCH" latency --min 1m --max 4m --alloc hugetlb \
+		with_hugepages 16 "$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc hugetlb \
 			--json-file "$json"
 	fi
 	assert_success

@@ -91,18 +91,26 @@ bench_version() { sed -n 's/^#define BENCH_VERSION "\([^"]*\)".*/\1/p' "$HARNESS
 }
 
 @test "a machine with no host name set files its results under unnamed-host, and a name is one safe component" {
-	local name
-	for name in '(none)' '' 'a b/c' '-x'; do
-		make_fake_tool "$BATS_TEST_TMPDIR/bin" hostname "printf '%s\n' '$name'"
-		rm -rf "$MEMBENCH_RESULTS"
-		PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$HARNESS_REPO/harness/run" --label host -- -s 1000
-		assert_success
+	local name want
+	# the name, through the harness's own host_name, for each kind of name
+	for name in '(none)' '' 'a b/c' '-x' 'node7.cluster.example'; do
 		case "$name" in
-		'a b/c') [ -d "$MEMBENCH_RESULTS/a-b-c" ] ;;
-		*) [ -d "$MEMBENCH_RESULTS/unnamed-host" ] ;;
-		esac || { find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1; return 1; }
-		[ "$(find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ]
+		'a b/c') want=a-b-c ;;
+		node7.*) want=node7 ;;
+		*) want=unnamed-host ;;
+		esac
+		make_fake_tool "$BATS_TEST_TMPDIR/bin" hostname "printf '%s\n' '$name'"
+		PATH=$BATS_TEST_TMPDIR/bin:$PATH run bash -c '. "$1/harness/lib.sh"; host_name' sh "$HARNESS_REPO"
+		assert_success
+		assert_output "$want"
 	done
+	# and a whole run files under it, the summary naming it
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" hostname "printf '%s\n' '(none)'"
+	rm -rf "$MEMBENCH_RESULTS"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$HARNESS_REPO/harness/run" --label host -- -s 1000
+	assert_success
+	[ -d "$MEMBENCH_RESULTS/unnamed-host" ] || { find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1; return 1; }
+	[ "$(find "$MEMBENCH_RESULTS" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ]
 	run grep -h '^# run on ' "$MEMBENCH_RESULTS"/*/*/summary.md
 	assert_output '# run on unnamed-host'
 }

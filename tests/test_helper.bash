@@ -228,30 +228,35 @@ each_sysfs() {
 #   node ID TOTAL_KIB FREE_KIB     a node's memory (- - for no meminfo)
 # Each node's cpulist, and the online lists, are made from the cpu lines.
 fake_shape() {
-	local root=$1 kind id pkg sib node d online='' nodes='' n
+	local root=$1 kind id pkg sib node d online='' nodes='' n i
 	local -A node_cpus=()
+	# the directories are made in one mkdir, the files written by the
+	# shell itself: a shape of a thousand CPUs takes no thousand forks
+	local -a dirs=() files=() lines=()
 	while read -r kind id pkg sib node; do
 		case "$kind" in
 		cpu)
 			d=$root/devices/system/cpu/cpu$id/topology
-			mkdir -p "$d"
-			echo "$pkg" >"$d/physical_package_id"
-			echo "$sib" >"$d/thread_siblings_list"
+			dirs+=("$d")
+			files+=("$d/physical_package_id" "$d/thread_siblings_list")
+			lines+=("$pkg" "$sib")
 			online+=${online:+,}$id
 			if [ "$node" != - ]; then node_cpus[$node]+=${node_cpus[$node]:+,}$id; fi
 			;;
 		node)
 			d=$root/devices/system/node/node$id
-			mkdir -p "$d"
+			dirs+=("$d")
 			nodes+=${nodes:+,}$id
 			if [ "$pkg" != - ]; then
-				printf 'Node %s MemTotal:  %s kB\nNode %s MemFree:   %s kB\nNode %s MemUsed:  %s kB\n' \
-					"$id" "$pkg" "$id" "$sib" "$id" $((pkg - sib)) >"$d/meminfo"
+				files+=("$d/meminfo")
+				lines+=("$(printf 'Node %s MemTotal:  %s kB\nNode %s MemFree:   %s kB\nNode %s MemUsed:  %s kB' \
+					"$id" "$pkg" "$id" "$sib" "$id" $((pkg - sib)))")
 			fi
 			;;
 		esac
 	done
-	mkdir -p "$root/devices/system/cpu"
+	mkdir -p "$root/devices/system/cpu" "${dirs[@]}"
+	for i in "${!files[@]}"; do echo "${lines[$i]}" >"${files[$i]}"; done
 	echo "$online" >"$root/devices/system/cpu/online"
 	if [ -n "$nodes" ]; then
 		echo "$nodes" >"$root/devices/system/node/online"
