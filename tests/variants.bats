@@ -48,7 +48,7 @@ needs_openmp() {
 @test "streaming stores that the target lacks are announced, not hidden" {
 	# BENCH_TYPEID=0 treats the type as unknown, which leaves gcc with no
 	# streaming-store path at all.
-	bin=$(build_variant nont gcc -O2 -DBENCH_TYPEID=0)
+	bin=$(build_variant nont gcc -O0 -DBENCH_TYPEID=0)
 	run "$bin" $TINY --stores nt
 	assert_success
 	assert_line --partial "streaming stores were requested but are not available on this target"
@@ -56,7 +56,7 @@ needs_openmp() {
 }
 
 @test "a corrupted array fails validation with STREAM's lines and status 1" {
-	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	bin=$(build_variant corrupt gcc -O0 -DBENCH_CORRUPT_TEST=1)
 	run "$bin" $TINY
 	assert_failure 1
 	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
@@ -101,7 +101,7 @@ EOT
 @test "one element off by a relative 1e-6 fails validation (BENCH_CORRUPT_TEST=2)" {
 	# 1e-6 of one element in 100000 is an average relative error of 1e-11,
 	# a hundred times STREAM's epsilon for double
-	bin=$(build_variant corrupt2 gcc -O2 -DBENCH_CORRUPT_TEST=2)
+	bin=$(build_variant corrupt2 gcc -O0 -DBENCH_CORRUPT_TEST=2)
 	run "$bin" $TINY
 	assert_failure 1
 	assert_line --regexp '^Failed Validation on array a\[\], AvgRelAbsErr > epsilon \(1\.000000e-13\)$'
@@ -115,7 +115,7 @@ EOT
 }
 
 @test "a Read total off by a relative 1e-6 fails validation: Read's sums are checked (BENCH_CORRUPT_TEST=3)" {
-	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	bin=$(build_variant corrupt3 gcc -O0 -DBENCH_CORRUPT_TEST=3)
 	run "$bin" $TINY --kernels all
 	assert_failure 1
 	# the last of the three repetitions, named as the text counts them
@@ -133,7 +133,7 @@ EOT
 }
 
 @test "a Dot total off by a relative 1e-6 fails validation: Dot's sums are checked (BENCH_CORRUPT_TEST=4)" {
-	bin=$(build_variant corrupt4 gcc -O2 -DBENCH_CORRUPT_TEST=4)
+	bin=$(build_variant corrupt4 gcc -O0 -DBENCH_CORRUPT_TEST=4)
 	run "$bin" $TINY --kernels dot,nstream
 	assert_failure 1
 	assert_line --regexp '^Failed Validation on Dot: repetition 3 summed [0-9.e+]+, expected [0-9.e+]+$'
@@ -150,7 +150,7 @@ EOT
 }
 
 @test "an element Nstream's last pass missed fails validation (BENCH_CORRUPT_TEST=5)" {
-	bin=$(build_variant corrupt5 gcc -O2 -DBENCH_CORRUPT_TEST=5)
+	bin=$(build_variant corrupt5 gcc -O0 -DBENCH_CORRUPT_TEST=5)
 	for stores in plain nt auto; do
 		run "$bin" $TINY --kernels dot,nstream --stores "$stores"
 		assert_failure 1
@@ -171,7 +171,7 @@ EOT
 	# nstream, update): counted,
 	# it would be the max and swamp the average, or be the min.  The
 	# bounds are a hundred-fold from those values, not speeds.
-	bin=$(build_variant warmup gcc -O2 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
+	bin=$(build_variant warmup gcc -O0 -fopenmp -DBENCH_WARMUP_TEST=1000000000000)
 	run "$bin" $TINY --kernels all --best --json
 	assert_success
 	run jq -e '[.results[], .best.results[]] | length == 20 and all(
@@ -234,7 +234,7 @@ EOT
 @test "failed validation is a variant, never standard" {
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0
-	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	bin=$(build_variant corrupt gcc -O0 -DBENCH_CORRUPT_TEST=1)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s 1000000 -n 10 --json
 	assert_failure 1
 	[[ "$(verdict)" == "variant | validation failed" ]]
@@ -252,7 +252,7 @@ EOT
 
 # ---- moved from csv.bats (the fast tier)
 @test "--csv: a failed validation is in the row and exits 1" {
-	bad=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1) || fail "build failed"
+	bad=$(build_variant corrupt gcc -O0 -DBENCH_CORRUPT_TEST=1) || fail "build failed"
 	run --separate-stderr "$bad" $TINY --csv
 	assert_failure 1
 	[ "$(csv_col validation | sort -u)" = failed ]
@@ -310,8 +310,8 @@ EOT
 	# the load threads count their chunks but skip their reads (1) or
 	# their writes (2): what their reads summed, and the marks their
 	# writes must have left, give them away
-	lt1=$(build_variant loadtest1 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=1)
-	lt2=$(build_variant loadtest2 gcc -O2 -fopenmp -DBENCH_LOAD_TEST=2)
+	lt1=$(build_variant loadtest1 gcc -O0 -fopenmp -DBENCH_LOAD_TEST=1)
+	lt2=$(build_variant loadtest2 gcc -O0 -fopenmp -DBENCH_LOAD_TEST=2)
 	BENCH=$lt1 refused --min 1M --max 1M --load-threads 1 --rw 1:0 --delays 0 --json
 	[[ "$stderr" == "bench: internal error: load thread 1 counted "*" bytes, but its reads summed 0 where they must sum "* ]]
 	BENCH=$lt2 refused --min 1M --max 1M --load-threads 1 --rw 1:1 --delays 0 --json
@@ -328,7 +328,7 @@ EOT
 
 @test "a probe broken on purpose is refused by the chain check before it is timed (BENCH_PROBE_TEST)" {
 	local bin
-	bin=$(build_variant probetest gcc -O2 -DBENCH_PROBE_TEST=1)
+	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
 	# (--json: the curve is printed as it is measured, before the probes)
 	# the line-a-page chase visits two lines a page: it would time the
 	# caches' effect under the TLBs' name
@@ -363,7 +363,7 @@ EOT
 	# chunk, and whose rows are timed for 0.2 ms from the start, without
 	# a warm-up: no thread can finish its first chunk (1.3 TB/s) before
 	# a row's timing ends, as no thread gets CPU time on a busy machine.
-	bin=$(build_variant nochunk gcc -O2 -fopenmp -DLAT_LOAD_CHUNK='(1u << 30)' \
+	bin=$(build_variant nochunk gcc -O0 -fopenmp -DLAT_LOAD_CHUNK='(1u << 30)' \
 		-DLAT_LOAD_MIN_BYTES='(256u << 20)' -DLAT_LOADED_WARM_NS=0 -DLAT_LOADED_NS=0.2e6)
 	run --separate-stderr "$bin" latency --min 1M --max 1M --load-threads 1 \
 		--rw 1:0,2:1 --delays 0,1000 --json-file "$BATS_TEST_TMPDIR/r.json"
@@ -438,7 +438,7 @@ EOT
 		node $n0 8388608 8388608
 		node $f1 8388608 8388608
 	EOF
-	bin=$(build_variant misplace gcc -O2 -fopenmp -DNODES_MISPLACE_TEST=1)
+	bin=$(build_variant misplace gcc -O0 -fopenmp -DNODES_MISPLACE_TEST=1)
 	MEMBENCH_SYSFS=$BATS_TEST_TMPDIR/sys run --separate-stderr "$bin" nodes --buffer 4M -n 2 \
 		--json-file "$BATS_TEST_TMPDIR/n.json" --csv
 	assert_success
@@ -463,7 +463,7 @@ EOT
 @test "bench nodes: threads that ran on other CPUs than their cell names mark it, in every format (NODES_MOVE_TEST)" {
 	two_cpus
 	local bin
-	bin=$(build_variant move gcc -O2 -fopenmp -DNODES_MOVE_TEST=1)
+	bin=$(build_variant move gcc -O0 -fopenmp -DNODES_MOVE_TEST=1)
 	run --separate-stderr taskset -c "$CPU_A,$CPU_B" "$bin" nodes --buffer 4M -n 2 --json-file "$BATS_TEST_TMPDIR/n.json"
 	assert_success
 	run jq -r '.nodes.matrices[] | .matrix as $m | .cells[] |
@@ -481,7 +481,7 @@ EOT
 
 @test "bench nodes: a bandwidth cell whose run does not validate says FAILED and the exit status is 1" {
 	local bin
-	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	bin=$(build_variant corrupt3 gcc -O0 -DBENCH_CORRUPT_TEST=3)
 	run --separate-stderr "$bin" nodes --buffer 4M -n 2 --matrix bandwidth --json-file "$BATS_TEST_TMPDIR/n.json"
 	assert_failure 1
 	assert_line --regexp '^ +[0-9]+: +FAILED$'
@@ -528,7 +528,7 @@ EOT
 @test "bench mix: each column is validated on its own; a damaged one fails, exit 1, and says which" {
 	# BENCH_CORRUPT_TEST=3 moves Read's last total, and only the plain
 	# column runs Read
-	bin=$(build_variant corrupt3 gcc -O2 -DBENCH_CORRUPT_TEST=3)
+	bin=$(build_variant corrupt3 gcc -O0 -DBENCH_CORRUPT_TEST=3)
 	run --separate-stderr "$bin" mix $TINY
 	assert_failure 1
 	assert_line "Validation, plain stores: FAILED, these figures are not results: read's sums disagree with the replay"
@@ -539,7 +539,7 @@ EOT
 		(.mix.rows | map(.plain.validated) | unique | .[]), (.mix.rows[1:] | map(.nt.validated) | unique | .[])] | @tsv' <<<"$output"
 	assert_output "$(printf 'false\tfalse\tfalse\ttrue\tfalse\ttrue')"
 	# an element of a[] off: both columns fail
-	bin=$(build_variant corrupt gcc -O2 -DBENCH_CORRUPT_TEST=1)
+	bin=$(build_variant corrupt gcc -O0 -DBENCH_CORRUPT_TEST=1)
 	run --separate-stderr "$bin" mix $TINY --csv
 	assert_failure 1
 	[ "$(printf '%s\n' "${lines[@]:1}" | awk -F, '{ print $NF }' | sort -u)" = failed ]
@@ -561,7 +561,7 @@ EOT
 	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
 	# the answering thread is moved onto the pinging thread's CPU once both
 	# are pinned: really running elsewhere, as a binding that did not hold
-	bin=$(build_variant c2cmove gcc -O2 -fopenmp -DC2C_MOVE_TEST=1 -DC2C_WINDOWS=3 -DC2C_WARM_NS=1e6)
+	bin=$(build_variant c2cmove gcc -O0 -fopenmp -DC2C_MOVE_TEST=1 -DC2C_WINDOWS=3 -DC2C_WARM_NS=1e6)
 	run --separate-stderr taskset -c 0,1 "$bin" c2c --json
 	assert_success
 	run jq -r '.c2c.marked, (.c2c.pairs[0] | .on_cpus, (.b_ran_on | join(" "))),
@@ -582,7 +582,7 @@ EOT
 @test "bench c2c: the pinging thread checks every number it reads; one the protocol never writes is caught, not timed (C2C_STRAY_TEST)" {
 	needs_openmp
 	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
-	bin=$(build_variant c2cstray gcc -O2 -fopenmp -DC2C_STRAY_TEST=100)
+	bin=$(build_variant c2cstray gcc -O0 -fopenmp -DC2C_STRAY_TEST=100)
 	run --separate-stderr taskset -c 0,1 "$bin" c2c --json
 	assert_success
 	run jq -r '.c2c.pairs[0] | [.on_cpus, (.median_ns == null), .round_trips, .answered] | @tsv' <<<"$output"
