@@ -4485,6 +4485,24 @@ static int threads_requested(void)
 static char threads_quota_text[BOX_TEXT + 128];
 static int threads_over_quota;
 
+/* n threads at once above the CPU quota (rounded up): they still run,
+ * but take turns on the quota's time, so what they time is the turns,
+ * not the machine.  Said in the warnings (text and JSON), after who
+ * starts them ("" for the run's own threads); 1 when above, for the
+ * run to mark. */
+static int quota_over(int n, const char *who)
+{
+	const struct box_limits *b = os_box_limits();
+	int quota = box_cpus();
+	if (quota <= 0 || n <= quota)
+		return 0;
+	warn("%s%d threads under a CPU quota of %.2f CPUs (%.200s): they "
+	     "take turns on the time of %d CPU%s, and the figures are not the "
+	     "machine's", who, n, b->cpus, b->cpu_source, quota,
+	     quota == 1 ? "" : "s");
+	return 1;
+}
+
 static void setup_threads(const struct options *o)
 {
 	const struct box_limits *b = os_box_limits();
@@ -4517,13 +4535,7 @@ static void setup_threads(const struct options *o)
 		die("--threads %ld: this bench was built without OpenMP "
 		    "(rebuild with -fopenmp)", o->threads);
 #endif
-	if (quota > 0 && threads_requested() > quota) {
-		threads_over_quota = 1;
-		warn("%d threads under a CPU quota of %.2f CPUs (%.200s): they "
-		     "take turns on the time of %d CPU%s, and the figures are not the "
-		     "machine's", threads_requested(), b->cpus, b->cpu_source,
-		     quota, quota == 1 ? "" : "s");
-	}
+	threads_over_quota = quota_over(threads_requested(), "");
 }
 
 /* -- Where --bind auto puts the threads --------------------------------
@@ -9909,17 +9921,23 @@ struct lat_loaded_curve {
 #define LAT_LOADED_ROWS (LAT_MAX_RW * (LAT_MAX_DELAYS + 1))
 
 /* --load-threads N runs N + 1 threads, the chase and N loads, each meant
- * to have a CPU of its own: when bench may run on fewer CPUs, threads
- * take turns and the chase times the turns, not the memory.  Say so
- * once, before anything is measured (a run may still want it: a loaded
- * curve on a small VM is better than none). */
+ * to have a CPU of its own: when bench may run on fewer CPUs, or a CPU
+ * quota gives it the time of fewer, threads take turns and the chase
+ * times the turns, not the memory.  Say so once, before anything is
+ * measured (a run may still want it: a loaded curve on a small VM is
+ * better than none); above the quota the run is marked, as -t's is. */
+static int lat_load_over_quota;
+
 static void lat_load_check_cpus(const struct options *o)
 {
 	static int checked;
 	int cpus[MAX_THREADS], n;
+	char who[48];
 	if (checked || o->load_threads <= 0 || o->curve_in)
 		return;
 	checked = 1;
+	snprintf(who, sizeof(who), "--load-threads %d: ", o->load_threads);
+	lat_load_over_quota = quota_over(o->load_threads + 1, who);
 	n = allowed_cpus(cpus, MAX_THREADS);
 	if (n <= 0)
 		n = (int)os_cpus_online();
@@ -10618,6 +10636,7 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 	json_open("loaded", '{');
 	json_int("chase_cpu", r->chase_cpu);
 	json_int("load_threads", o->load_threads);
+	json_bool("threads_over_quota", lat_load_over_quota);
 	json_open("load_cpus", '[');
 	for (i = 0; i < o->load_threads; i++)
 		json_int(NULL, r->load_cpu[i]);
@@ -11691,6 +11710,7 @@ struct c2c_run {
 	int ncells;
 	struct c2c_cell *cells; /* pairs i < j, row by row */
 	int marked;            /* cells not on their CPUs, or not measured */
+	int over_quota;        /* a pair's two threads are above the CPU quota */
 	struct c2c_sum sum[NC2C_CLASS];
 };
 
@@ -12100,6 +12120,7 @@ static void json_c2c(const struct c2c_run *r)
 	}
 	json_close(']');
 	json_int("marked", r->marked);
+	json_bool("threads_over_quota", r->over_quota);
 	json_close('}');
 }
 
@@ -12137,29 +12158,46 @@ static void print_c2c_csv(const struct c2c_run *r)
 	}
 }
 
+/* The matrix, every refusal first: the CPUs, the pairs i < j in
+ * order, and whether a pair's two spinning threads are more than the
+ * CPU quota gives time for. */
+static void c2c_setup(const struct options *o, struct c2c_run *r)
+{
+	int i, j, k;
+	memset(r, 0, sizeof(*r));
+	if (omp_binding_env())
+		die("c2c: %s is set, and the OpenMP runtime has pinned the program "
+		    "to its first place before bench began; c2c pins each pair's "
+		    "threads itself: unset it", omp_binding_env());
+	c2c_pick_cpus(o, r);
+	r->ncells = r->n * (r->n - 1) / 2;
+	r->cells = calloc((size_t)r->ncells, sizeof(*r->cells));
+	if (!r->cells)
+		die("out of memory for %d pairs", r->ncells);
+	for (i = 0, k = 0; i < r->n; i++)
+		for (j = i + 1; j < r->n; j++, k++) {
+			r->cells[k].a = r->cpus[i];
+			r->cells[k].b = r->cpus[j];
+			r->cells[k].cls = c2c_relate(r->place[i], r->place[j]);
+		}
+	r->over_quota = quota_over(2, "c2c's pairs: ");
+}
+
+static void c2c_release(struct c2c_run *r)
+{
+	free(r->cells);
+	free(r->cpus);
+	free(r->place);
+}
+
 /* bench c2c: pick the CPUs, say what it will do, measure every pair
  * i < j in order, report.  Returns 0: a cell that did not run where it
  * says is marked in the report, not an error. */
 static int c2c_mode(const struct options *o, const struct system_info *si)
 {
 	struct c2c_run r;
-	int i, j, k;
-	memset(&r, 0, sizeof(r));
-	if (omp_binding_env())
-		die("c2c: %s is set, and the OpenMP runtime has pinned the program "
-		    "to its first place before bench began; c2c pins each pair's "
-		    "threads itself: unset it", omp_binding_env());
-	c2c_pick_cpus(o, &r);
-	r.ncells = r.n * (r.n - 1) / 2;
-	r.cells = calloc((size_t)r.ncells, sizeof(*r.cells));
-	if (!r.cells)
-		die("out of memory for %d pairs", r.ncells);
-	for (i = 0, k = 0; i < r.n; i++)
-		for (j = i + 1; j < r.n; j++, k++) {
-			r.cells[k].a = r.cpus[i];
-			r.cells[k].b = r.cpus[j];
-			r.cells[k].cls = c2c_relate(r.place[i], r.place[j]);
-		}
+	int i, k;
+	c2c_setup(o, &r);
 	if (out.text) {
 		char list[512];
 		format_cpu_list(list, sizeof(list), r.cpus, r.n);
@@ -12208,9 +12246,7 @@ static int c2c_mode(const struct options *o, const struct system_info *si)
 	}
 	if (out.csv)
 		print_c2c_csv(&r);
-	free(r.cells);
-	free(r.cpus);
-	free(r.place);
+	c2c_release(&r);
 	return 0;
 }
 #else
@@ -12308,6 +12344,8 @@ struct nodes_run {
 	const char *bytes_rule;   /* "given", "default" or "capped" */
 	unsigned long long bytes_wanted; /* the default before its cap */
 	int capped_by;            /* the node whose free memory capped it */
+	int threads;              /* the most at once: a bandwidth row's CPUs */
+	int over_quota;           /* ... above the CPU quota */
 	enum alloc_mode alloc;
 	size_t stride;
 	int lat_on;            /* mx[0], latency, is measured */
@@ -12833,6 +12871,12 @@ static void nodes_plan(struct options *o, const struct system_info *si,
 	nodes_plan_columns(o, si->shape, nr);
 	nodes_plan_rows(o, si->shape, nr);
 	nodes_plan_size(o, si, nr);
+	/* a bandwidth cell runs a thread on each CPU of its row at once */
+	nr->threads = 1;
+	for (k = 0; (o->matrix & NODES_BANDWIDTH) && k < nr->nrows; k++)
+		if (nr->rows[k].ncpus > nr->threads)
+			nr->threads = nr->rows[k].ncpus;
+	nr->over_quota = quota_over(nr->threads, "bench nodes' rows: ");
 	nr->mx[0].latency = 1;
 	nr->lat_on = (o->matrix & NODES_LATENCY) != 0;
 	nr->nmx = 1;
@@ -13201,6 +13245,7 @@ static void nodes_json(const struct options *o, const struct nodes_run *nr)
 		json_int("buffer_capped_by_node", nr->capped_by);
 	else
 		json_str("buffer_capped_by_node", NULL);
+	json_bool("threads_over_quota", nr->over_quota);
 	json_str("alloc", alloc_names[nr->alloc]);
 	json_int("stride", (long long)nr->stride);
 	json_str("pattern", "random");

@@ -198,6 +198,48 @@ limits() {
 	refute_line --partial "above a CPU quota"
 }
 
+@test "load threads above the quota run, with a warning in text and JSON, and the run marks them" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	local lat=(latency --load-threads 1 --min 1m --max 1m --steps-per-octave 1 --mhz 3000 --rw 1:0 --delays 0)
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	# the chase and one load thread: two threads on half a CPU
+	run --separate-stderr "$BENCH" "${lat[@]}" --json-file "$BATS_TEST_TMPDIR/run.json"
+	assert_success
+	assert_line --partial "# WARNING: --load-threads 1: 2 threads under a CPU quota of 0.50 CPUs"
+	jq -e '.loaded.threads_over_quota == true and
+		(.warnings | any(startswith("--load-threads 1: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	# two CPUs' worth holds them: nothing said, nothing marked
+	echo "200000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" "${lat[@]}" --json
+	assert_success
+	printf '%s' "$output" | jq -e '.loaded.threads_over_quota == false and
+		(.warnings | any(test("CPU quota")) | not)' >/dev/null
+}
+
+@test "c2c's pair above the quota runs, with a warning in text and JSON, and the run marks it" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json-file "$BATS_TEST_TMPDIR/run.json"
+	assert_success
+	assert_line --partial "WARNING: c2c's pairs: 2 threads under a CPU quota of 0.50 CPUs"
+	jq -e '.c2c.threads_over_quota == true and
+		(.warnings | any(startswith("c2c'"'"'s pairs: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	echo "200000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json
+	assert_success
+	printf '%s' "$output" | jq -e '.c2c.threads_over_quota == false and
+		(.warnings | any(test("CPU quota")) | not)' >/dev/null
+}
+
 # real_box MEM_BYTES QUOTA_US: make a memory cgroup of MEM_BYTES, and
 # under it one without a limit of its own (so that the parent's binds),
 # and a CPU cgroup with QUOTA_US of every 100000 us: v1's controllers,
