@@ -3140,7 +3140,8 @@ static const struct option_def option_defs[] = {
 	 "instead of text"},
 	{"json-file", 0, "PATH", OPT_PATH, SETS(json_path, STR), DEF_ZERO,
 	 M_ANY, "also write the JSON document to PATH (text stays on stdout)"},
-	{"plan", 0, NULL, OPT_SWITCH, SETS(plan, INT), DEF_ZERO, M_RUN,
+	{"plan", 0, NULL, OPT_SWITCH, SETS(plan, INT), DEF_ZERO,
+	 M_RUN | M_C2C | M_NODES,
 	 "print the allocation plan (key=value lines); measure nothing"},
 	{"help", 'h', NULL, OPT_CALL(opt_help), SETS_NOTHING, DEF_ZERO, M_ANY,
 	 "this help"},
@@ -12158,9 +12159,9 @@ static void print_c2c_csv(const struct c2c_run *r)
 	}
 }
 
-/* The matrix, every refusal first: the CPUs, the pairs i < j in
- * order, and whether a pair's two spinning threads are more than the
- * CPU quota gives time for. */
+/* The matrix, every refusal first (the run's and --plan's alike): the
+ * CPUs, the pairs i < j in order, and whether a pair's two spinning
+ * threads are more than the CPU quota gives time for. */
 static void c2c_setup(const struct options *o, struct c2c_run *r)
 {
 	int i, j, k;
@@ -12188,6 +12189,20 @@ static void c2c_release(struct c2c_run *r)
 	free(r->cells);
 	free(r->cpus);
 	free(r->place);
+}
+
+/* --plan: the CPUs (in cpus) and the pairs; a pair bounces a line in a
+ * page of its own, so there is no memory to plan, only its two threads.
+ * Returns 1 when they are above the CPU quota. */
+static int c2c_plan(const struct options *o, char *cpus, size_t len,
+		    int *pairs)
+{
+	struct c2c_run r;
+	c2c_setup(o, &r);
+	format_cpu_list(cpus, len, r.cpus, r.n);
+	*pairs = r.ncells;
+	c2c_release(&r);
+	return r.over_quota;
 }
 
 /* bench c2c: pick the CPUs, say what it will do, measure every pair
@@ -12266,6 +12281,16 @@ static int c2c_mode(const struct options *o, const struct system_info *si)
 #endif
 	);
 	return 2;
+}
+
+/* --plan refuses it the same way. */
+static int c2c_plan(const struct options *o, char *cpus, size_t len,
+		    int *pairs)
+{
+	(void)cpus;
+	(void)len;
+	(void)pairs;
+	return c2c_mode(o, NULL);
 }
 #endif
 
@@ -14756,19 +14781,39 @@ static int all_mode(struct options *o, const struct system_info *si)
  * harness reads the lines by key); nothing is allocated or timed,
  * and the huge page pool is not checked, since the harness asks the plan
  * in order to fill it.  For `bench all` the programs run one after the
- * other, so the pool must hold the larger of the two. */
+ * other, so the pool must hold the larger of the two.  bench nodes and
+ * bench c2c plan through their own first step (nodes_plan(),
+ * c2c_setup()), which makes every refusal their run makes. */
 static int plan_mode(struct options *o, const struct system_info *si)
 {
 	struct alloc_plan bw, lat;
+	struct nodes_run nr;
 	int has_bw = (o->mode & M_BW) != 0, has_lat = (o->mode & M_LAT) != 0;
 	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
 	size_t pages = 0;
 	struct kv s;
+	/* the most threads the run starts at once, and whether they are
+	 * more than the quota's CPUs */
+	int nt = threads_requested(), over = threads_over_quota, pairs = 0;
+	char cpus[512];
 
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
-	if (has_lat)
+	if (o->mode == M_NODES) {
+		nodes_plan(o, si, &nr);
+		nt = nr.threads;
+		over = nr.over_quota;
+	} else if (o->mode == M_C2C) {
+		over = c2c_plan(o, cpus, sizeof(cpus), &pairs);
+		nt = 2;
+	}
+	if (has_lat) {
 		lat_check(o, si);
+		lat_load_check_cpus(o);
+		if (o->load_threads > 0 && o->load_threads + 1 > nt)
+			nt = o->load_threads + 1;
+		over |= lat_load_over_quota;
+	}
 	if (has_bw) {
 		alloc_plan(&bw, o, M_STREAM, reported_llc(si),
 			   reported_llc_instances(si), 0);
@@ -14789,25 +14834,50 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	if (out.text)
 		printf("mode=%s\n", mode_name(o->mode));
 	s = kv_sink(KV_KEYS);
-	kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
-	if (has_bw) {
-		kv_int(&s, "array_size", NULL, (long long)bw.elems);
-		kv_bool(&s, "size_auto", NULL, o->size_auto);
-		kv_int(&s, "offset", NULL, (long long)o->offset);
-		kv_int(&s, "stagger", NULL, (long long)bw.stagger);
-		kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+	if (o->mode == M_NODES) {
+		kv_str(&s, "alloc", NULL, alloc_names[nr.alloc]);
+		kv_int(&s, "columns", NULL, nr.ncols);
+		kv_int(&s, "rows", NULL, nr.nrows);
+		kv_int(&s, "buffer_bytes", NULL, (long long)nr.bytes);
+		kv_str(&s, "buffer_rule", NULL, nr.bytes_rule);
+		if (nr.bytes_wanted > nr.bytes)
+			kv_int(&s, "buffer_wanted_bytes", NULL,
+			       (long long)nr.bytes_wanted);
+		/* a cell at a time: three arrays, or a buffer */
+		kv_int(&s, "total_bytes", NULL, (long long)nr.bytes *
+		       (o->matrix & NODES_BANDWIDTH ? 3 : 1));
+		nodes_release(&nr);
+	} else if (o->mode == M_C2C) {
+		kv_str(&s, "cpus", NULL, cpus);
+		kv_int(&s, "pairs", NULL, pairs);
+	} else {
+		kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
+		if (has_bw) {
+			kv_int(&s, "array_size", NULL, (long long)bw.elems);
+			kv_bool(&s, "size_auto", NULL, o->size_auto);
+			kv_int(&s, "offset", NULL, (long long)o->offset);
+			kv_int(&s, "stagger", NULL, (long long)bw.stagger);
+			kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+		}
+		kv_int(&s, "regions", NULL, main_plan->regions);
+		kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
+		kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
+		kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
+		kv_int(&s, "stream_rule_elements", NULL,
+		       (long long)main_plan->rule_elems);
+		kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
+		kv_int(&s, "huge_pages", NULL, (long long)pages);
+		if (has_lat)
+			kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
+		if (has_bw && bw.wanted)
+			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
+		if (has_lat && lat_max_wanted)
+			kv_int(&s, "latency_max_wanted", NULL,
+			       (long long)lat_max_wanted);
 	}
-	kv_int(&s, "regions", NULL, main_plan->regions);
-	kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
-	kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
-	kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
-	kv_int(&s, "stream_rule_elements", NULL, (long long)main_plan->rule_elems);
-	kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
-	kv_int(&s, "huge_pages", NULL, (long long)pages);
-	if (has_lat)
-		kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
-	/* the box: the limit, what of it the arrays may take, and what the
-	 * limit capped (the harness refuses or warns from these) */
+	/* the box: the limit, what of it the arrays may take, and the
+	 * quota (the harness refuses or warns from these and the sizes the
+	 * limit capped) */
 	{
 		const struct box_limits *b = os_box_limits();
 		if (b->mem) {
@@ -14816,18 +14886,13 @@ static int plan_mode(struct options *o, const struct system_info *si)
 			kv_int(&s, "memory_usable_bytes", NULL, (long long)box_room());
 		} else
 			kv_none(&s, "memory_limit_bytes");
-		if (has_bw && bw.wanted)
-			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
-		if (has_lat && lat_max_wanted)
-			kv_int(&s, "latency_max_wanted", NULL,
-			       (long long)lat_max_wanted);
 		if (b->cpus > 0) {
 			kv_num(&s, "cpu_quota", NULL, b->cpus, 6, NULL);
 			kv_str(&s, "cpu_quota_source", NULL, b->cpu_source);
 		} else
 			kv_none(&s, "cpu_quota");
-		kv_int(&s, "threads", NULL, threads_requested());
-		kv_bool(&s, "threads_over_quota", NULL, threads_over_quota);
+		kv_int(&s, "threads", NULL, nt);
+		kv_bool(&s, "threads_over_quota", NULL, over);
 	}
 	if (out.json) {
 		json_close('}');

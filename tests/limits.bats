@@ -198,6 +198,43 @@ limits() {
 	refute_line --partial "above a CPU quota"
 }
 
+@test "nodes --plan: the buffer under the limit, and a --buffer that cannot fit refused as the run refuses it" {
+	need jq
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo $((200 << 20)) >"$v2/job/memory.max"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	# the plan's refusal is the run's, word for word
+	refused_by nodes --buffer 100m
+	local ran=$stderr
+	refused_by nodes --buffer 100m --plan
+	[ "$stderr" = "$ran" ]
+	# the default buffer, capped: three arrays in 200 MiB less the
+	# headroom, in whole MiB
+	run --separate-stderr "$BENCH" nodes --plan
+	assert_success
+	assert_line "mode=nodes"
+	assert_line "buffer_bytes=$((54 << 20))"
+	assert_line "buffer_rule=memory_limit"
+	assert_line "total_bytes=$((3 * (54 << 20)))"
+	assert_line "memory_limit_bytes=$((200 << 20))"
+	assert_line "memory_limit_source=cgroup v2 memory.max of /job"
+	[ "$(printf '%s\n' "$output" | sed -n 's/^buffer_wanted_bytes=//p')" -gt $((54 << 20)) ]
+	run --separate-stderr "$BENCH" nodes --matrix latency --buffer 150m --plan
+	assert_success
+	assert_line "buffer_bytes=$((150 << 20))"
+	assert_line "buffer_rule=given"
+	# a latency cell is one thread; a bandwidth cell one a CPU of its row
+	assert_line "threads=1"
+	assert_line "threads_over_quota=0"
+	run --separate-stderr "$BENCH" nodes --plan --json
+	assert_success
+	printf '%s' "$output" | jq -e '.plan as $p | $p.threads_over_quota == ($p.threads > 1) and
+		((.warnings | any(startswith("bench nodes'"'"' rows: \($p.threads) threads under a CPU quota of 0.50 CPUs")))
+		 == $p.threads_over_quota)' >/dev/null
+}
+
 @test "load threads above the quota run, with a warning in text and JSON, and the run marks them" {
 	need jq
 	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
@@ -212,6 +249,10 @@ limits() {
 	assert_line --partial "# WARNING: --load-threads 1: 2 threads under a CPU quota of 0.50 CPUs"
 	jq -e '.loaded.threads_over_quota == true and
 		(.warnings | any(startswith("--load-threads 1: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	run --separate-stderr "$BENCH" "${lat[@]}" --plan
+	assert_success
+	assert_line "threads=2"
+	assert_line "threads_over_quota=1"
 	# two CPUs' worth holds them: nothing said, nothing marked
 	echo "200000 100000" >"$v2/job/cpu.max"
 	run --separate-stderr "$BENCH" "${lat[@]}" --json
@@ -233,6 +274,13 @@ limits() {
 	assert_line --partial "WARNING: c2c's pairs: 2 threads under a CPU quota of 0.50 CPUs"
 	jq -e '.c2c.threads_over_quota == true and
 		(.warnings | any(startswith("c2c'"'"'s pairs: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --plan
+	assert_success
+	assert_line "mode=c2c"
+	assert_line "cpus=0-1"
+	assert_line "pairs=1"
+	assert_line "threads=2"
+	assert_line "threads_over_quota=1"
 	echo "200000 100000" >"$v2/job/cpu.max"
 	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json
 	assert_success
