@@ -397,6 +397,43 @@ box_machine() {
 	grep -qxF '0::/job' "$d/provenance.txt"
 }
 
+# knob_log: every machine setting the harness writes, logged to
+# $KNOB_LOG before it is written (a refused run's restore would leave
+# the tree as it was, so the tree alone cannot say nothing was applied).
+knob_log() {
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/knob-writer KNOB_LOG=$BATS_TEST_TMPDIR/knobs.log
+	: >"$KNOB_LOG"
+	printf '#!/bin/sh\nprintf "%%s %%s\\n" "$1" "$2" >>"$KNOB_LOG"\nprintf "%%s\\n" "$2" >"$1"\n' >"$MEMBENCH_KNOB_WRITER"
+	chmod +x "$MEMBENCH_KNOB_WRITER"
+}
+
+@test "harness/run asks bench nodes' plan too: a --buffer that cannot fit is refused before any setting is applied, a capped one warned of" {
+	need jq
+	box_machine $((40 << 20))
+	knob_log
+	before=$(tree_digest)
+	run "$HARNESS_REPO/harness/run" --thp always --hugepages 4 --label box -- nodes --buffer 100m
+	assert_failure 2
+	assert_output --partial "bench refused --plan for 'nodes --buffer 100m': bench: --buffer 100 MiB: a cell needs more than the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
+	[ ! -s "$KNOB_LOG" ] # nothing written, not even put back
+	[ "$(tree_digest)" = "$before" ]
+	# the log does see a setting applied
+	run "$HARNESS_REPO/harness/run" --thp always --label box -- nodes --matrix latency
+	assert_success
+	grep -q 'transparent_hugepage/enabled always$' "$KNOB_LOG"
+	assert_output --partial "the memory limit (41943040 bytes, cgroup v2 memory.max of /job) caps bench nodes' buffer at $((6 << 20)) bytes, not "
+}
+
+@test "harness/run warns of c2c's pair above the quota before it changes a setting" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	box_machine $((400 << 20))
+	run "$HARNESS_REPO/harness/run" --label box -- c2c --cpus 0,1
+	assert_success
+	assert_output --partial "2 threads under a CPU quota of 0.5 CPUs (cgroup v2 cpu.max of /job): they take turns"
+}
+
 @test "harness/compare says when two runs had different limits, and not when only the cgroup differs" {
 	need jq
 	local t=$BATS_TEST_TMPDIR
