@@ -3140,7 +3140,8 @@ static const struct option_def option_defs[] = {
 	 "instead of text"},
 	{"json-file", 0, "PATH", OPT_PATH, SETS(json_path, STR), DEF_ZERO,
 	 M_ANY, "also write the JSON document to PATH (text stays on stdout)"},
-	{"plan", 0, NULL, OPT_SWITCH, SETS(plan, INT), DEF_ZERO, M_RUN,
+	{"plan", 0, NULL, OPT_SWITCH, SETS(plan, INT), DEF_ZERO,
+	 M_RUN | M_C2C | M_NODES,
 	 "print the allocation plan (key=value lines); measure nothing"},
 	{"help", 'h', NULL, OPT_CALL(opt_help), SETS_NOTHING, DEF_ZERO, M_ANY,
 	 "this help"},
@@ -4485,6 +4486,24 @@ static int threads_requested(void)
 static char threads_quota_text[BOX_TEXT + 128];
 static int threads_over_quota;
 
+/* n threads at once above the CPU quota (rounded up): they still run,
+ * but take turns on the quota's time, so what they time is the turns,
+ * not the machine.  Said in the warnings (text and JSON), after who
+ * starts them ("" for the run's own threads); 1 when above, for the
+ * run to mark. */
+static int quota_over(int n, const char *who)
+{
+	const struct box_limits *b = os_box_limits();
+	int quota = box_cpus();
+	if (quota <= 0 || n <= quota)
+		return 0;
+	warn("%s%d threads under a CPU quota of %.2f CPUs (%.200s): they "
+	     "take turns on the time of %d CPU%s, and the figures are not the "
+	     "machine's", who, n, b->cpus, b->cpu_source, quota,
+	     quota == 1 ? "" : "s");
+	return 1;
+}
+
 static void setup_threads(const struct options *o)
 {
 	const struct box_limits *b = os_box_limits();
@@ -4517,13 +4536,7 @@ static void setup_threads(const struct options *o)
 		die("--threads %ld: this bench was built without OpenMP "
 		    "(rebuild with -fopenmp)", o->threads);
 #endif
-	if (quota > 0 && threads_requested() > quota) {
-		threads_over_quota = 1;
-		warn("%d threads under a CPU quota of %.2f CPUs (%.200s): they "
-		     "take turns on the time of %d CPU%s, and the figures are not the "
-		     "machine's", threads_requested(), b->cpus, b->cpu_source,
-		     quota, quota == 1 ? "" : "s");
-	}
+	threads_over_quota = quota_over(threads_requested(), "");
 }
 
 /* -- Where --bind auto puts the threads --------------------------------
@@ -9909,17 +9922,23 @@ struct lat_loaded_curve {
 #define LAT_LOADED_ROWS (LAT_MAX_RW * (LAT_MAX_DELAYS + 1))
 
 /* --load-threads N runs N + 1 threads, the chase and N loads, each meant
- * to have a CPU of its own: when bench may run on fewer CPUs, threads
- * take turns and the chase times the turns, not the memory.  Say so
- * once, before anything is measured (a run may still want it: a loaded
- * curve on a small VM is better than none). */
+ * to have a CPU of its own: when bench may run on fewer CPUs, or a CPU
+ * quota gives it the time of fewer, threads take turns and the chase
+ * times the turns, not the memory.  Say so once, before anything is
+ * measured (a run may still want it: a loaded curve on a small VM is
+ * better than none); above the quota the run is marked, as -t's is. */
+static int lat_load_over_quota;
+
 static void lat_load_check_cpus(const struct options *o)
 {
 	static int checked;
 	int cpus[MAX_THREADS], n;
+	char who[48];
 	if (checked || o->load_threads <= 0 || o->curve_in)
 		return;
 	checked = 1;
+	snprintf(who, sizeof(who), "--load-threads %d: ", o->load_threads);
+	lat_load_over_quota = quota_over(o->load_threads + 1, who);
 	n = allowed_cpus(cpus, MAX_THREADS);
 	if (n <= 0)
 		n = (int)os_cpus_online();
@@ -10618,6 +10637,7 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 	json_open("loaded", '{');
 	json_int("chase_cpu", r->chase_cpu);
 	json_int("load_threads", o->load_threads);
+	json_bool("threads_over_quota", lat_load_over_quota);
 	json_open("load_cpus", '[');
 	for (i = 0; i < o->load_threads; i++)
 		json_int(NULL, r->load_cpu[i]);
@@ -11691,6 +11711,7 @@ struct c2c_run {
 	int ncells;
 	struct c2c_cell *cells; /* pairs i < j, row by row */
 	int marked;            /* cells not on their CPUs, or not measured */
+	int over_quota;        /* a pair's two threads are above the CPU quota */
 	struct c2c_sum sum[NC2C_CLASS];
 };
 
@@ -12100,6 +12121,7 @@ static void json_c2c(const struct c2c_run *r)
 	}
 	json_close(']');
 	json_int("marked", r->marked);
+	json_bool("threads_over_quota", r->over_quota);
 	json_close('}');
 }
 
@@ -12137,29 +12159,60 @@ static void print_c2c_csv(const struct c2c_run *r)
 	}
 }
 
+/* The matrix, every refusal first (the run's and --plan's alike): the
+ * CPUs, the pairs i < j in order, and whether a pair's two spinning
+ * threads are more than the CPU quota gives time for. */
+static void c2c_setup(const struct options *o, struct c2c_run *r)
+{
+	int i, j, k;
+	memset(r, 0, sizeof(*r));
+	if (omp_binding_env())
+		die("c2c: %s is set, and the OpenMP runtime has pinned the program "
+		    "to its first place before bench began; c2c pins each pair's "
+		    "threads itself: unset it", omp_binding_env());
+	c2c_pick_cpus(o, r);
+	r->ncells = r->n * (r->n - 1) / 2;
+	r->cells = calloc((size_t)r->ncells, sizeof(*r->cells));
+	if (!r->cells)
+		die("out of memory for %d pairs", r->ncells);
+	for (i = 0, k = 0; i < r->n; i++)
+		for (j = i + 1; j < r->n; j++, k++) {
+			r->cells[k].a = r->cpus[i];
+			r->cells[k].b = r->cpus[j];
+			r->cells[k].cls = c2c_relate(r->place[i], r->place[j]);
+		}
+	r->over_quota = quota_over(2, "c2c's pairs: ");
+}
+
+static void c2c_release(struct c2c_run *r)
+{
+	free(r->cells);
+	free(r->cpus);
+	free(r->place);
+}
+
+/* --plan: the CPUs (in cpus) and the pairs; a pair bounces a line in a
+ * page of its own, so there is no memory to plan, only its two threads.
+ * Returns 1 when they are above the CPU quota. */
+static int c2c_plan(const struct options *o, char *cpus, size_t len,
+		    int *pairs)
+{
+	struct c2c_run r;
+	c2c_setup(o, &r);
+	format_cpu_list(cpus, len, r.cpus, r.n);
+	*pairs = r.ncells;
+	c2c_release(&r);
+	return r.over_quota;
+}
+
 /* bench c2c: pick the CPUs, say what it will do, measure every pair
  * i < j in order, report.  Returns 0: a cell that did not run where it
  * says is marked in the report, not an error. */
 static int c2c_mode(const struct options *o, const struct system_info *si)
 {
 	struct c2c_run r;
-	int i, j, k;
-	memset(&r, 0, sizeof(r));
-	if (omp_binding_env())
-		die("c2c: %s is set, and the OpenMP runtime has pinned the program "
-		    "to its first place before bench began; c2c pins each pair's "
-		    "threads itself: unset it", omp_binding_env());
-	c2c_pick_cpus(o, &r);
-	r.ncells = r.n * (r.n - 1) / 2;
-	r.cells = calloc((size_t)r.ncells, sizeof(*r.cells));
-	if (!r.cells)
-		die("out of memory for %d pairs", r.ncells);
-	for (i = 0, k = 0; i < r.n; i++)
-		for (j = i + 1; j < r.n; j++, k++) {
-			r.cells[k].a = r.cpus[i];
-			r.cells[k].b = r.cpus[j];
-			r.cells[k].cls = c2c_relate(r.place[i], r.place[j]);
-		}
+	int i, k;
+	c2c_setup(o, &r);
 	if (out.text) {
 		char list[512];
 		format_cpu_list(list, sizeof(list), r.cpus, r.n);
@@ -12208,9 +12261,7 @@ static int c2c_mode(const struct options *o, const struct system_info *si)
 	}
 	if (out.csv)
 		print_c2c_csv(&r);
-	free(r.cells);
-	free(r.cpus);
-	free(r.place);
+	c2c_release(&r);
 	return 0;
 }
 #else
@@ -12230,6 +12281,16 @@ static int c2c_mode(const struct options *o, const struct system_info *si)
 #endif
 	);
 	return 2;
+}
+
+/* --plan refuses it the same way. */
+static int c2c_plan(const struct options *o, char *cpus, size_t len,
+		    int *pairs)
+{
+	(void)cpus;
+	(void)len;
+	(void)pairs;
+	return c2c_mode(o, NULL);
 }
 #endif
 
@@ -12308,6 +12369,8 @@ struct nodes_run {
 	const char *bytes_rule;   /* "given", "default" or "capped" */
 	unsigned long long bytes_wanted; /* the default before its cap */
 	int capped_by;            /* the node whose free memory capped it */
+	int threads;              /* the most at once: a bandwidth row's CPUs */
+	int over_quota;           /* ... above the CPU quota */
 	enum alloc_mode alloc;
 	size_t stride;
 	int lat_on;            /* mx[0], latency, is measured */
@@ -12833,6 +12896,12 @@ static void nodes_plan(struct options *o, const struct system_info *si,
 	nodes_plan_columns(o, si->shape, nr);
 	nodes_plan_rows(o, si->shape, nr);
 	nodes_plan_size(o, si, nr);
+	/* a bandwidth cell runs a thread on each CPU of its row at once */
+	nr->threads = 1;
+	for (k = 0; (o->matrix & NODES_BANDWIDTH) && k < nr->nrows; k++)
+		if (nr->rows[k].ncpus > nr->threads)
+			nr->threads = nr->rows[k].ncpus;
+	nr->over_quota = quota_over(nr->threads, "bench nodes' rows: ");
 	nr->mx[0].latency = 1;
 	nr->lat_on = (o->matrix & NODES_LATENCY) != 0;
 	nr->nmx = 1;
@@ -13201,6 +13270,7 @@ static void nodes_json(const struct options *o, const struct nodes_run *nr)
 		json_int("buffer_capped_by_node", nr->capped_by);
 	else
 		json_str("buffer_capped_by_node", NULL);
+	json_bool("threads_over_quota", nr->over_quota);
 	json_str("alloc", alloc_names[nr->alloc]);
 	json_int("stride", (long long)nr->stride);
 	json_str("pattern", "random");
@@ -14711,19 +14781,39 @@ static int all_mode(struct options *o, const struct system_info *si)
  * harness reads the lines by key); nothing is allocated or timed,
  * and the huge page pool is not checked, since the harness asks the plan
  * in order to fill it.  For `bench all` the programs run one after the
- * other, so the pool must hold the larger of the two. */
+ * other, so the pool must hold the larger of the two.  bench nodes and
+ * bench c2c plan through their own first step (nodes_plan(),
+ * c2c_setup()), which makes every refusal their run makes. */
 static int plan_mode(struct options *o, const struct system_info *si)
 {
 	struct alloc_plan bw, lat;
+	struct nodes_run nr;
 	int has_bw = (o->mode & M_BW) != 0, has_lat = (o->mode & M_LAT) != 0;
 	const struct alloc_plan *main_plan = has_bw ? &bw : &lat;
 	size_t pages = 0;
 	struct kv s;
+	/* the most threads the run starts at once, and whether they are
+	 * more than the quota's CPUs */
+	int nt = threads_requested(), over = threads_over_quota, pairs = 0;
+	char cpus[512];
 
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
-	if (has_lat)
+	if (o->mode == M_NODES) {
+		nodes_plan(o, si, &nr);
+		nt = nr.threads;
+		over = nr.over_quota;
+	} else if (o->mode == M_C2C) {
+		over = c2c_plan(o, cpus, sizeof(cpus), &pairs);
+		nt = 2;
+	}
+	if (has_lat) {
 		lat_check(o, si);
+		lat_load_check_cpus(o);
+		if (o->load_threads > 0 && o->load_threads + 1 > nt)
+			nt = o->load_threads + 1;
+		over |= lat_load_over_quota;
+	}
 	if (has_bw) {
 		alloc_plan(&bw, o, M_STREAM, reported_llc(si),
 			   reported_llc_instances(si), 0);
@@ -14744,25 +14834,50 @@ static int plan_mode(struct options *o, const struct system_info *si)
 	if (out.text)
 		printf("mode=%s\n", mode_name(o->mode));
 	s = kv_sink(KV_KEYS);
-	kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
-	if (has_bw) {
-		kv_int(&s, "array_size", NULL, (long long)bw.elems);
-		kv_bool(&s, "size_auto", NULL, o->size_auto);
-		kv_int(&s, "offset", NULL, (long long)o->offset);
-		kv_int(&s, "stagger", NULL, (long long)bw.stagger);
-		kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+	if (o->mode == M_NODES) {
+		kv_str(&s, "alloc", NULL, alloc_names[nr.alloc]);
+		kv_int(&s, "columns", NULL, nr.ncols);
+		kv_int(&s, "rows", NULL, nr.nrows);
+		kv_int(&s, "buffer_bytes", NULL, (long long)nr.bytes);
+		kv_str(&s, "buffer_rule", NULL, nr.bytes_rule);
+		if (nr.bytes_wanted > nr.bytes)
+			kv_int(&s, "buffer_wanted_bytes", NULL,
+			       (long long)nr.bytes_wanted);
+		/* a cell at a time: three arrays, or a buffer */
+		kv_int(&s, "total_bytes", NULL, (long long)nr.bytes *
+		       (o->matrix & NODES_BANDWIDTH ? 3 : 1));
+		nodes_release(&nr);
+	} else if (o->mode == M_C2C) {
+		kv_str(&s, "cpus", NULL, cpus);
+		kv_int(&s, "pairs", NULL, pairs);
+	} else {
+		kv_str(&s, "alloc", NULL, alloc_names[main_plan->mode]);
+		if (has_bw) {
+			kv_int(&s, "array_size", NULL, (long long)bw.elems);
+			kv_bool(&s, "size_auto", NULL, o->size_auto);
+			kv_int(&s, "offset", NULL, (long long)o->offset);
+			kv_int(&s, "stagger", NULL, (long long)bw.stagger);
+			kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+		}
+		kv_int(&s, "regions", NULL, main_plan->regions);
+		kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
+		kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
+		kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
+		kv_int(&s, "stream_rule_elements", NULL,
+		       (long long)main_plan->rule_elems);
+		kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
+		kv_int(&s, "huge_pages", NULL, (long long)pages);
+		if (has_lat)
+			kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
+		if (has_bw && bw.wanted)
+			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
+		if (has_lat && lat_max_wanted)
+			kv_int(&s, "latency_max_wanted", NULL,
+			       (long long)lat_max_wanted);
 	}
-	kv_int(&s, "regions", NULL, main_plan->regions);
-	kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);
-	kv_int(&s, "llc_bytes", NULL, (long long)main_plan->llc);
-	kv_int(&s, "llc_instances", NULL, main_plan->llc_instances);
-	kv_int(&s, "stream_rule_elements", NULL, (long long)main_plan->rule_elems);
-	kv_int(&s, "huge_page_bytes", NULL, (long long)main_plan->huge_page);
-	kv_int(&s, "huge_pages", NULL, (long long)pages);
-	if (has_lat)
-		kv_int(&s, "latency_max_bytes", NULL, (long long)o->lat_max);
-	/* the box: the limit, what of it the arrays may take, and what the
-	 * limit capped (the harness refuses or warns from these) */
+	/* the box: the limit, what of it the arrays may take, and the
+	 * quota (the harness refuses or warns from these and the sizes the
+	 * limit capped) */
 	{
 		const struct box_limits *b = os_box_limits();
 		if (b->mem) {
@@ -14771,18 +14886,13 @@ static int plan_mode(struct options *o, const struct system_info *si)
 			kv_int(&s, "memory_usable_bytes", NULL, (long long)box_room());
 		} else
 			kv_none(&s, "memory_limit_bytes");
-		if (has_bw && bw.wanted)
-			kv_int(&s, "array_size_wanted", NULL, (long long)bw.wanted);
-		if (has_lat && lat_max_wanted)
-			kv_int(&s, "latency_max_wanted", NULL,
-			       (long long)lat_max_wanted);
 		if (b->cpus > 0) {
 			kv_num(&s, "cpu_quota", NULL, b->cpus, 6, NULL);
 			kv_str(&s, "cpu_quota_source", NULL, b->cpu_source);
 		} else
 			kv_none(&s, "cpu_quota");
-		kv_int(&s, "threads", NULL, threads_requested());
-		kv_bool(&s, "threads_over_quota", NULL, threads_over_quota);
+		kv_int(&s, "threads", NULL, nt);
+		kv_bool(&s, "threads_over_quota", NULL, over);
 	}
 	if (out.json) {
 		json_close('}');

@@ -198,6 +198,96 @@ limits() {
 	refute_line --partial "above a CPU quota"
 }
 
+@test "nodes --plan: the buffer under the limit, and a --buffer that cannot fit refused as the run refuses it" {
+	need jq
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo $((200 << 20)) >"$v2/job/memory.max"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	# the plan's refusal is the run's, word for word
+	refused_by nodes --buffer 100m
+	local ran=$stderr
+	refused_by nodes --buffer 100m --plan
+	[ "$stderr" = "$ran" ]
+	# the default buffer, capped: three arrays in 200 MiB less the
+	# headroom, in whole MiB
+	run --separate-stderr "$BENCH" nodes --plan
+	assert_success
+	assert_line "mode=nodes"
+	assert_line "buffer_bytes=$((54 << 20))"
+	assert_line "buffer_rule=memory_limit"
+	assert_line "total_bytes=$((3 * (54 << 20)))"
+	assert_line "memory_limit_bytes=$((200 << 20))"
+	assert_line "memory_limit_source=cgroup v2 memory.max of /job"
+	[ "$(printf '%s\n' "$output" | sed -n 's/^buffer_wanted_bytes=//p')" -gt $((54 << 20)) ]
+	run --separate-stderr "$BENCH" nodes --matrix latency --buffer 150m --plan
+	assert_success
+	assert_line "buffer_bytes=$((150 << 20))"
+	assert_line "buffer_rule=given"
+	# a latency cell is one thread; a bandwidth cell one a CPU of its row
+	assert_line "threads=1"
+	assert_line "threads_over_quota=0"
+	run --separate-stderr "$BENCH" nodes --plan --json
+	assert_success
+	printf '%s' "$output" | jq -e '.plan as $p | $p.threads_over_quota == ($p.threads > 1) and
+		((.warnings | any(startswith("bench nodes'"'"' rows: \($p.threads) threads under a CPU quota of 0.50 CPUs")))
+		 == $p.threads_over_quota)' >/dev/null
+}
+
+@test "load threads above the quota run, with a warning in text and JSON, and the run marks them" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	local lat=(latency --load-threads 1 --min 1m --max 1m --steps-per-octave 1 --mhz 3000 --rw 1:0 --delays 0)
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	# the chase and one load thread: two threads on half a CPU
+	run --separate-stderr "$BENCH" "${lat[@]}" --json-file "$BATS_TEST_TMPDIR/run.json"
+	assert_success
+	assert_line --partial "# WARNING: --load-threads 1: 2 threads under a CPU quota of 0.50 CPUs"
+	jq -e '.loaded.threads_over_quota == true and
+		(.warnings | any(startswith("--load-threads 1: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	run --separate-stderr "$BENCH" "${lat[@]}" --plan
+	assert_success
+	assert_line "threads=2"
+	assert_line "threads_over_quota=1"
+	# two CPUs' worth holds them: nothing said, nothing marked
+	echo "200000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" "${lat[@]}" --json
+	assert_success
+	printf '%s' "$output" | jq -e '.loaded.threads_over_quota == false and
+		(.warnings | any(test("CPU quota")) | not)' >/dev/null
+}
+
+@test "c2c's pair above the quota runs, with a warning in text and JSON, and the run marks it" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$v2/job"
+	echo "50000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json-file "$BATS_TEST_TMPDIR/run.json"
+	assert_success
+	assert_line --partial "WARNING: c2c's pairs: 2 threads under a CPU quota of 0.50 CPUs"
+	jq -e '.c2c.threads_over_quota == true and
+		(.warnings | any(startswith("c2c'"'"'s pairs: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns")))' "$BATS_TEST_TMPDIR/run.json" >/dev/null
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --plan
+	assert_success
+	assert_line "mode=c2c"
+	assert_line "cpus=0-1"
+	assert_line "pairs=1"
+	assert_line "threads=2"
+	assert_line "threads_over_quota=1"
+	echo "200000 100000" >"$v2/job/cpu.max"
+	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json
+	assert_success
+	printf '%s' "$output" | jq -e '.c2c.threads_over_quota == false and
+		(.warnings | any(test("CPU quota")) | not)' >/dev/null
+}
+
 # real_box MEM_BYTES QUOTA_US: make a memory cgroup of MEM_BYTES, and
 # under it one without a limit of its own (so that the parent's binds),
 # and a CPU cgroup with QUOTA_US of every 100000 us: v1's controllers,
@@ -305,6 +395,43 @@ box_machine() {
 	grep -qxF 'memory limit: 41943040 bytes (cgroup v2 memory.max of /job)' "$d/provenance.txt"
 	grep -qxF 'CPU quota: 0.5 CPUs (cgroup v2 cpu.max of /job)' "$d/provenance.txt"
 	grep -qxF '0::/job' "$d/provenance.txt"
+}
+
+# knob_log: every machine setting the harness writes, logged to
+# $KNOB_LOG before it is written (a refused run's restore would leave
+# the tree as it was, so the tree alone cannot say nothing was applied).
+knob_log() {
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/knob-writer KNOB_LOG=$BATS_TEST_TMPDIR/knobs.log
+	: >"$KNOB_LOG"
+	printf '#!/bin/sh\nprintf "%%s %%s\\n" "$1" "$2" >>"$KNOB_LOG"\nprintf "%%s\\n" "$2" >"$1"\n' >"$MEMBENCH_KNOB_WRITER"
+	chmod +x "$MEMBENCH_KNOB_WRITER"
+}
+
+@test "harness/run asks bench nodes' plan too: a --buffer that cannot fit is refused before any setting is applied, a capped one warned of" {
+	need jq
+	box_machine $((40 << 20))
+	knob_log
+	before=$(tree_digest)
+	run "$HARNESS_REPO/harness/run" --thp always --hugepages 4 --label box -- nodes --buffer 100m
+	assert_failure 2
+	assert_output --partial "bench refused --plan for 'nodes --buffer 100m': bench: --buffer 100 MiB: a cell needs more than the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
+	[ ! -s "$KNOB_LOG" ] # nothing written, not even put back
+	[ "$(tree_digest)" = "$before" ]
+	# the log does see a setting applied
+	run "$HARNESS_REPO/harness/run" --thp always --label box -- nodes --matrix latency
+	assert_success
+	grep -q 'transparent_hugepage/enabled always$' "$KNOB_LOG"
+	assert_output --partial "the memory limit (41943040 bytes, cgroup v2 memory.max of /job) caps bench nodes' buffer at $((6 << 20)) bytes, not "
+}
+
+@test "harness/run warns of c2c's pair above the quota before it changes a setting" {
+	need jq
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
+	box_machine $((400 << 20))
+	run "$HARNESS_REPO/harness/run" --label box -- c2c --cpus 0,1
+	assert_success
+	assert_output --partial "2 threads under a CPU quota of 0.5 CPUs (cgroup v2 cpu.max of /job): they take turns"
 }
 
 @test "harness/compare says when two runs had different limits, and not when only the cgroup differs" {

@@ -72,12 +72,15 @@ limits_check() {
 	mem=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.memory_limit | objects | .bytes) // empty')
 	cpus=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.cpu_quota | objects | .cpus) // empty')
 	[ -n "$mem$cpus" ] || return 0
-	case "$mode" in stream | latency | all | mix) ;; *) return 0 ;; esac
+	# every mode that runs has a plan (info measures nothing)
+	case "$mode" in stream | latency | all | mix | c2c | nodes) ;; *) return 0 ;; esac
 	bench_plan ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
 	v=$(plan_value array_size_wanted)
 	[ -z "$v" ] || warn "the memory limit ($(plan_value memory_limit_bytes) bytes, $(plan_value memory_limit_source)) caps the arrays at $(plan_value array_size) elements, not $v"
 	v=$(plan_value latency_max_wanted)
 	[ -z "$v" ] || warn "the memory limit ($(plan_value memory_limit_bytes) bytes, $(plan_value memory_limit_source)) caps latency's --max at $(plan_value latency_max_bytes) bytes, not $v"
+	[ "$(plan_value buffer_rule)" != memory_limit ] ||
+		warn "the memory limit ($(plan_value memory_limit_bytes) bytes, $(plan_value memory_limit_source)) caps bench nodes' buffer at $(plan_value buffer_bytes) bytes, not $(plan_value buffer_wanted_bytes)"
 	[ "$(plan_value threads_over_quota)" != 1 ] ||
 		warn "$(plan_value threads) threads under a CPU quota of $(plan_value cpu_quota) CPUs ($(plan_value cpu_quota_source)): they take turns, and the figures are not the machine's"
 	return 0
