@@ -9114,6 +9114,7 @@ struct lat_level {
 	double confidence;
 	double edge_lo, edge_hi;     /* its edge across those readings */
 	int tlb_doubt; /* its edge could be a TLB's reach: not certain */
+	int near_below; /* ends within LAT_SIZE_AGREE of the level below */
 };
 
 struct lat_summary {
@@ -9143,12 +9144,8 @@ static void lat_note(struct lat_summary *s, const char *fmt, ...)
 
 static double lat_median3(double a, double b, double c)
 {
-	if (a > b) {
-		double t = a;
-		a = b;
-		b = t;
-	}
-	return c < a ? a : c > b ? b : c;
+	double lo = a < b ? a : b, hi = a < b ? b : a;
+	return c < lo ? lo : c > hi ? hi : c;
 }
 
 /* The running median of a growing window: a max-heap of its lower half
@@ -9261,14 +9258,9 @@ static int lat_climbing(const double *bytes, const double *ns,
 				/* points run..k */
 				if (lat_stretch_spans(bytes, run, k) &&
 				    na < (int)(sizeof(add) / sizeof(add[0])) &&
-				    m + na < maxout) {
-					add[na].first = run;
-					add[na].last = k;
-					add[na].ns = median(ns + run, (size_t)(k - run + 1));
-					add[na].boundary = 0;
-					add[na].rising = 0;
-					na++;
-				}
+				    m + na < maxout)
+					add[na++] = (struct lat_flat){
+						run, k, median(ns + run, (size_t)(k - run + 1)), 0, 0};
 				run = -1;
 			}
 			if (k < hi && g[k] > pre)
@@ -9329,11 +9321,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			if (m > 0 && abs_d(lat_ln(lvl / out[m - 1].ns)) <= tol) {
 				out[m - 1].last = j - 1;
 			} else if (m < maxout) {
-				out[m].first = i;
-				out[m].last = j - 1;
-				out[m].ns = lvl;
-				out[m].rising = 0;
-				m++;
+				out[m++] = (struct lat_flat){i, j - 1, lvl, 0, 0};
 			}
 		}
 		i = j;
@@ -9352,11 +9340,8 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 		if (top - lat_ln(out[m - 1].ns) >= lat_ln(LAT_LEVEL_JUMP)) {
 			if (from < n - LAT_PLATEAU_MIN_PTS)
 				from = n - LAT_PLATEAU_MIN_PTS;
-			out[m].first = from;
-			out[m].last = n - 1;
-			out[m].ns = median(ns + from, (size_t)(n - from));
-			out[m].rising = 1;
-			m++;
+			out[m++] = (struct lat_flat){
+				from, n - 1, median(ns + from, (size_t)(n - from)), 0, 1};
 		}
 	}
 	/* The boundary: where the smoothed curve first climbs LAT_LEVEL_JUMP
@@ -9811,7 +9796,7 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 	double *y, *s, *r, *alt;
 	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
 	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
-	char b1[32], b2[32];
+	char b1[80], b2[32];
 
 	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
 	for (i = 0; i < sum->nlevels; i++)
@@ -9863,20 +9848,29 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 	for (i = 0; i < sum->nlevels; i++) {
 		struct lat_level *lv = &sum->level[i];
 		lv->confidence = (double)hits[i] / LAT_RESAMPLES;
+		/* no cache is less than twice the one below it: a cache that
+		 * ends that near is the one below leaving by degrees (an L3
+		 * shared with other tenants, its far slices), not a level */
+		lv->near_below = i > 0 && i < sum->nlevels - 1 &&
+				 lv->boundary < LAT_SIZE_AGREE * lv[-1].boundary;
+		if (lv->near_below)
+			lat_note(sum, "%s? is uncertain: it ends within %.0f "
+				 "times of where %s ends, and no cache is that "
+				 "near the one below", lv->name, LAT_SIZE_AGREE,
+				 lv[-1].name);
 		if (lv->confidence >= LAT_CERTAIN)
 			continue;
+		b1[0] = '\0';
 		if (lv->edge_lo > 0 && lv->edge_hi > lv->edge_lo) {
-			format_bytes(b1, sizeof(b1), (unsigned long long)lv->edge_lo);
+			strcpy(b1, " (its edge in them from ");
+			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_lo);
+			strcat(strcat(b1, b2), " to ");
 			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_hi);
-			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
-				 "curve with its own point-to-point noise drawn afresh "
-				 "name it alike (its edge in them from %s to %s)",
-				 lv->name, hits[i], LAT_RESAMPLES, b1, b2);
-		} else {
-			lat_note(sum, "%s? is uncertain: %d of %d readings of this "
-				 "curve with its own point-to-point noise drawn afresh "
-				 "name it alike", lv->name, hits[i], LAT_RESAMPLES);
+			strcat(strcat(b1, b2), ")");
 		}
+		lat_note(sum, "%s? is uncertain: %d of %d readings of this curve "
+			 "with its own point-to-point noise drawn afresh name "
+			 "it alike%s", lv->name, hits[i], LAT_RESAMPLES, b1);
 	}
 	free(y);
 	free(re);
@@ -10411,7 +10405,7 @@ static void lat_tail_sizes(char *buf, size_t len, const struct lat_summary *s)
  * its edge could be a TLB's reach), -1 not resampled. */
 static int lat_level_certain(const struct lat_level *lv)
 {
-	if (lv->tlb_doubt)
+	if (lv->tlb_doubt || lv->near_below)
 		return 0;
 	return lv->confidence < 0 ? -1 : lv->confidence >= LAT_CERTAIN;
 }

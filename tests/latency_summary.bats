@@ -183,6 +183,26 @@ loglin() {
 		"$(jq -c '[.summary[0].levels[].confidence]' <<<"$first")" ]
 }
 
+@test "a cache that ends within twice the size of the one below is uncertain: an L3 shared with other tenants leaving by degrees is no L4" {
+	# the Zen 5 guest's TLB-local chase on a run whose L3 share reached
+	# 16.7 MiB, then half-hit to 30.6 MiB (52.6 ns) before memory (95.3)
+	awk 'BEGIN { for (s = 512; s <= 268435456; s *= 2 ^ 0.125) {
+		ns = s <= 49152 ? 1.1 : s <= 921600 ? 3.9 : s <= 17511219 ? 12.8 : s <= 32086425 ? 52.6 : 95.3
+		printf "%.6f %.3f\n", s / 1048576, ns } }' >"$BATS_TEST_TMPDIR/l4.txt"
+	summary "$BATS_TEST_TMPDIR/l4.txt" --caches 48K,1M,32M --tlb 64
+	assert_line --regexp '^# stride=0: L1d [^?|]* \| L2 [^?|]* \| L3 16\.7 MiB [^?|]* \| L4\? 30\.6 MiB 52\.6 ns \| DRAM 95\.3 ns '
+	assert_line "# stride=0: L4? is uncertain: it ends within 2 times of where L3 ends, and no cache is that near the one below"
+	run "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/l4.txt" --caches 48K,1M,32M --tlb 64 --json
+	jq -e '.summary[0].levels | map(.certain) == [true, true, true, false, true] and
+		.[3].confidence >= 0.8 and (.[3].could_be_tlb | not)' <<<"$output" >/dev/null
+	# the same stretch ending past twice the L3's edge is a level
+	awk '{ if ($1 > 16.7 && $1 <= 40) $2 = 52.6; print }' \
+		"$BATS_TEST_TMPDIR/l4.txt" >"$BATS_TEST_TMPDIR/l4-far.txt"
+	summary "$BATS_TEST_TMPDIR/l4-far.txt" --caches 48K,1M,32M --tlb 64
+	assert_line --regexp '^# stride=0: L1d [^?|]* \| L2 [^?|]* \| L3 16\.7 MiB [^?|]* \| L4 [34][0-9.]* MiB 52\.6 ns \| DRAM 95\.3 ns '
+	refute_output --partial '?'
+}
+
 @test "--tlb: a rise at a named TLB's reach is a step inside the cache that ends where the OS's does; without --tlb no size rule guesses so" {
 	# 1 ns to 16 KiB, 2.8 ns from 22.6 KiB (a list walk with a node a
 	# page: 256 pages of 64 bytes run out of a 256-entry TLB), the L1d's
