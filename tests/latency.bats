@@ -354,31 +354,6 @@ EOT
 	printf '%s\n' "$output" | jq -e '.run.buffer.huge_pct >= 0' >/dev/null
 }
 
-@test "--chains: ns per load falls and parallelism is reported" {
-	run "$BENCH" latency --min 8M --max 8M --chains 4 --json
-	assert_success
-	printf '%s\n' "$output" | jq -e '
-		(.mlp.rows | map(.chains)) == [1, 2, 4] and
-		.mlp.rows[0].parallelism == 1 and
-		.mlp.rows[2].ns_per_load < .mlp.rows[0].ns_per_load' >/dev/null
-	run "$BENCH" latency --min 8M --max 8M --chains 3
-	assert_success
-	assert_line --regexp '^# memory-level parallelism at 8 MiB'
-	assert_line --regexp '^#    3 '
-}
-
-@test "--load-threads: a table of latency against achieved bandwidth" {
-	"$BENCH" info --json | jq -e '.build.openmp != null' >/dev/null ||
-		skip "this bench has no OpenMP"
-	run "$BENCH" latency --min 1M --max 1M --load-threads 1 --json
-	assert_success
-	printf '%s\n' "$output" | jq -e '
-		(.loaded.rows | length) == 22 and .loaded.rows[-1].delay == 0 and
-		(.loaded.rows | map(select(.idle | not)) |
-			all(.ns > 0 and .load_moved == (.load_mbs > 0))) and
-		(.loaded.load_cpus | length) == 1' >/dev/null
-}
-
 @test "detector: four levels with 3% noise and spikes" {
 	run "$BENCH" latency --curve-in "$FIX/curve-4level.txt" --json
 	assert_success

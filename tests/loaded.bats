@@ -240,28 +240,3 @@ refused() { refused_by latency "$@"; }
 	assert_line latency_max_bytes=268435456
 }
 
-@test "harness/loaded-latency: idle against the sweep per run and mix, then the median curve" {
-	needs_openmp
-	export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
-	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" -n 1 -b "$BENCH" -- \
-		--min 1M --max 1M --delays 100,0
-	assert_success
-	assert_line --regexp '^ +1 +1:0 +[-0-9.]+ +[0-9.]+ +[0-9.]+ +[-0-9.]+ +[0-9.]+ +(yes|NO) '
-	assert_line --regexp '^ +1 +2:1 '
-	assert_line --regexp '^ +1:0 +idle +[0-9.]+ +0\.0$'
-	# "-" where the run's row had no load (its threads got no CPU time)
-	assert_line --regexp '^ +2:1 +0 +([0-9.]+ +[0-9.]+|- +-)$'
-	local json_rows
-	json_rows=$(jq -r '.loaded.rows[] | select((.idle | not) and (.load_moved | not)) | "\(.rw) \(.delay)"' \
-		"$(find "$MEMBENCH_RESULTS" -name run-1.json)")
-	assert_equal "$(printf '%s\n' "$output" | awk '$3 == "-" && $4 == "-" { print $1, $2 }')" "$json_rows"
-	# the table's idle latency is the run's JSON idle row
-	local json idle
-	json=$(find "$MEMBENCH_RESULTS" -name run-1.json)
-	idle=$(jq -r '.loaded.curves[0].idle_ns * 100 | round / 100' "$json")
-	assert_line --regexp "^ +1 +1:0 .* $(printf '%.2f' "$idle") +[-0-9.]+ +[0-9.]+ +(yes|NO) "
-	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" -n x
-	assert_failure 2
-	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" --tolerance much
-	assert_failure 2
-}
