@@ -14793,6 +14793,7 @@ static int plan_mode(struct options *o, const struct system_info *si)
 
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
+	memset(&nr, 0, sizeof(nr)); /* read only for nodes: gcc cannot tell */
 	if (o->mode == M_NODES) {
 		nodes_plan(o, si, &nr);
 		nt = nr.threads;
