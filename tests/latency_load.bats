@@ -68,3 +68,63 @@ needs_openmp() {
 	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" --tolerance much
 	assert_failure 2
 }
+
+# competitor CPU: a task on CPU that takes the core for 1 ms every 4 ms,
+# for at most 60 s; real-time where the OS lets it (it then always
+# preempts), else an ordinary task (a woken one preempts too).  Its pid
+# is in $COMPETITOR.
+competitor() {
+	cat >"$BATS_TEST_TMPDIR/busy.c" <<'C'
+#include <time.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+int main(void)
+{
+	struct timespec nap = {0, 3000000};
+	double end = now() + 60, t;
+	while (now() < end) {
+		for (t = now(); now() - t < 1e-3;)
+			;
+		nanosleep(&nap, 0);
+	}
+	return 0;
+}
+C
+	cc -O1 -o "$BATS_TEST_TMPDIR/busy" "$BATS_TEST_TMPDIR/busy.c"
+	local rt=(chrt -f 1)
+	chrt -f 1 true 2>/dev/null || rt=()
+	taskset -c "$1" "${rt[@]}" "$BATS_TEST_TMPDIR/busy" 3>&- &
+	COMPETITOR=$!
+}
+
+@test "a window another task interrupts is not the chase's: the clock's runs and the curve's windows that were preempted are set aside and counted" {
+	local cpu try cyc ok=0
+	cpu=$("$BENCH" latency --min 4K --max 4K --json | jq -r .run.cpu)
+	competitor "$cpu"
+	for try in 1 2 3; do
+		run --separate-stderr "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
+		assert_success
+		# the competitor took the core: some runs and windows say so,
+		# and the clock still had its seven whole runs
+		jq -e --argjson cpu "$cpu" '.run.cpu == $cpu and
+			.clock.preempted_runs > 0 and
+			.clock.runs - .clock.preempted_runs >= 7 and
+			([.curve[].preempted] | add) > 0' <<<"$output" >/dev/null ||
+			{ kill "$COMPETITOR"; jq -c '.clock, [.curve[].preempted]' <<<"$output"; return 1; }
+		# and L1 is still a whole number of cycles (one load a step):
+		# with a clock from interrupted runs it read 3.5 on a 4-cycle L1
+		cyc=$(jq -r '.summary[0].levels[] | select(.name == "L1d") | .cycles' <<<"$output")
+		echo "try $try: L1d $cyc cycles"
+		awk -v c="$cyc" 'BEGIN { r = int(c + 0.5)
+			exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }' && { ok=1; break; }
+	done
+	run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4
+	kill "$COMPETITOR"
+	assert_success
+	assert_line --regexp '^# clock: [0-9]+ MHz, measured: .* \([0-9]+ of its [0-9]+ runs were preempted and not used\)$'
+	[ "$ok" = 1 ] || fail "no run under the competitor gave a whole number of L1 cycles"
+}
