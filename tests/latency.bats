@@ -305,19 +305,20 @@ guest_caches() {
 		guest_caches "$g" "fpu sse2 hypervisor" $sizes
 		# shellcheck disable=SC2086
 		guest_caches "$h" "fpu sse2" $sizes
-		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		# the test above follows made-up sizes into the summary; here
+		# only the reading of them, so bench info's is enough
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" info --json
 		assert_success
-		jq -e --arg who "$who" '.system.caches_made_up_by == $who and
-			.summary[0].caches == [] and all(.summary[0].levels[]; .os_bytes == null)' <<<"$output" >/dev/null ||
-			fail "$sizes under a hypervisor: $(jq -c '[.system.caches_made_up_by, .summary[0].caches]' <<<"$output")"
+		jq -e --arg who "$who" '.system.caches_made_up_by == $who' <<<"$output" >/dev/null ||
+			fail "$sizes under a hypervisor: $(jq -c .system.caches_made_up_by <<<"$output")"
 		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}"
 		assert_line "# OS-reported caches: $want ($who, not the host's: not used)"
 		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run "$BENCH" info
 		assert_line "Caches: these sizes are $who, which a guest gets when its CPU model names none: they are not the host's, and the latency summary does not use them"
-		# without the hypervisor flag the same sizes are the OS's, and used
-		MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		# without the hypervisor flag the same sizes are the OS's
+		MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run --separate-stderr "$BENCH" info --json
 		assert_success
-		jq -e '.system.caches_made_up_by == null and (.summary[0].caches | length) > 1' <<<"$output" >/dev/null
+		jq -e '.system.caches_made_up_by == null and (.system.caches | length) > 2' <<<"$output" >/dev/null
 	done <<EOT
 $amd|64K 512K 16384K|L1d 64 KiB | L2 512 KiB | L3 16 MiB
 $amd|64K 512K|L1d 64 KiB | L2 512 KiB
@@ -329,10 +330,10 @@ EOT
 		rm -rf "$g"
 		# shellcheck disable=SC2086
 		guest_caches "$g" "fpu sse2 hypervisor" $sizes
-		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" info --json
 		assert_success
-		jq -e '.system.caches_made_up_by == null and (.summary[0].caches | length) > 1' <<<"$output" >/dev/null ||
-			fail "$sizes: $(jq -c '[.system.caches_made_up_by, .summary[0].caches]' <<<"$output")"
+		jq -e '.system.caches_made_up_by == null and (.system.caches | length) > 2' <<<"$output" >/dev/null ||
+			fail "$sizes: $(jq -c '[.system.caches_made_up_by, .system.caches]' <<<"$output")"
 	done
 }
 

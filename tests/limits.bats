@@ -30,6 +30,17 @@ EOT
 	export MEMBENCH_PROCFS="$root/proc" MEMBENCH_CGROUP="$root/cg"
 }
 
+# job_box MEM CPU_MAX: fake_box with one v2 cgroup, /job, this process's;
+# MEM (bytes) is its memory.max and CPU_MAX ("QUOTA PERIOD") its cpu.max,
+# each left unset when "".  $V2 is the hierarchy's root, for more.
+job_box() {
+	V2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
+	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
+	mkdir -p "$V2/job"
+	[ -z "$1" ] || echo "$1" >"$V2/job/memory.max"
+	[ -z "$2" ] || echo "$2" >"$V2/job/cpu.max"
+}
+
 # limits: bench info --json's limits as "MEM|MEM_SOURCE|CPUS|CPU_SOURCE|UNREAD"
 limits() {
 	run --separate-stderr "$BENCH" info --json
@@ -69,10 +80,7 @@ limits() {
 
 @test "a size bench chooses is capped under the limit and says so; an explicit one that cannot fit is refused" {
 	need jq
-	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$v2/job"
-	echo $((200 << 20)) >"$v2/job/memory.max"
+	job_box $((200 << 20)) ""
 	# 200 MiB less 32 MiB and 1/64: 168,755,200 bytes for three arrays
 	fit=$(((200 * 1048576 - (32 << 20) - (200 << 20) / 64 - 3 * 4160) / 24))
 	run --separate-stderr "$BENCH" --plan
@@ -97,7 +105,7 @@ limits() {
 	assert_success
 	assert_line "latency_max_bytes=$((80896 << 10))"
 	# the run's size is the plan's, and the run says what capped it
-	echo $((40 << 20)) >"$v2/job/memory.max"
+	echo $((40 << 20)) >"$V2/job/memory.max"
 	fit=$(((40 * 1048576 - (32 << 20) - (40 << 20) / 64 - 3 * 4160) / 24))
 	run --separate-stderr "$BENCH" -n 2 --kernels copy
 	assert_success
@@ -105,7 +113,7 @@ limits() {
 	assert_line "Array size: capped from 10000000 to $fit elements by the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
 	assert_line "WARNING: the default array size: capped at $fit elements (wanted 10000000 elements) to fit under the memory limit of 40 MiB (cgroup v2 memory.max of /job), with 32 MiB and 1/64 of it left for bench itself"
 	# a limit so small nothing fits: refused, not run
-	echo $((32 << 20)) >"$v2/job/memory.max"
+	echo $((32 << 20)) >"$V2/job/memory.max"
 	refused_by -n 3
 	[[ "$stderr" == *"leaves no room for the arrays"* ]]
 }
@@ -175,10 +183,7 @@ limits() {
 @test "threads above the quota run, with a warning in text and JSON, and the run rules mark them" {
 	need jq
 	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
-	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$v2/job"
-	echo "50000 100000" >"$v2/job/cpu.max"
+	job_box "" "50000 100000"
 	run --separate-stderr "$BENCH" $TINY -t 2 --kernels copy --json
 	assert_success
 	printf '%s' "$output" | jq -e '.run.threads_over_quota == true and
@@ -200,11 +205,7 @@ limits() {
 
 @test "nodes --plan: the buffer under the limit, and a --buffer that cannot fit refused as the run refuses it" {
 	need jq
-	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$v2/job"
-	echo $((200 << 20)) >"$v2/job/memory.max"
-	echo "50000 100000" >"$v2/job/cpu.max"
+	job_box $((200 << 20)) "50000 100000"
 	# the plan's refusal is the run's, word for word
 	refused_by nodes --buffer 100m
 	local ran=$stderr
@@ -238,11 +239,8 @@ limits() {
 @test "load threads above the quota run, with a warning in text and JSON, and the run marks them" {
 	need jq
 	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
-	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
 	local lat=(latency --load-threads 1 --min 1m --max 1m --steps-per-octave 1 --mhz 3000 --rw 1:0 --delays 0)
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$v2/job"
-	echo "50000 100000" >"$v2/job/cpu.max"
+	job_box "" "50000 100000"
 	# the chase and one load thread: two threads on half a CPU
 	run --separate-stderr "$BENCH" "${lat[@]}" --json-file "$BATS_TEST_TMPDIR/run.json"
 	assert_success
@@ -254,7 +252,7 @@ limits() {
 	assert_line "threads=2"
 	assert_line "threads_over_quota=1"
 	# two CPUs' worth holds them: nothing said, nothing marked
-	echo "200000 100000" >"$v2/job/cpu.max"
+	echo "200000 100000" >"$V2/job/cpu.max"
 	run --separate-stderr "$BENCH" "${lat[@]}" --json
 	assert_success
 	printf '%s' "$output" | jq -e '.loaded.threads_over_quota == false and
@@ -265,10 +263,7 @@ limits() {
 	need jq
 	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
 	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
-	local v2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$v2/job"
-	echo "50000 100000" >"$v2/job/cpu.max"
+	job_box "" "50000 100000"
 	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json-file "$BATS_TEST_TMPDIR/run.json"
 	assert_success
 	assert_line --partial "WARNING: c2c's pairs: 2 threads under a CPU quota of 0.50 CPUs"
@@ -281,7 +276,7 @@ limits() {
 	assert_line "pairs=1"
 	assert_line "threads=2"
 	assert_line "threads_over_quota=1"
-	echo "200000 100000" >"$v2/job/cpu.max"
+	echo "200000 100000" >"$V2/job/cpu.max"
 	run --separate-stderr "$BENCH" c2c --cpus 0,1 --json
 	assert_success
 	printf '%s' "$output" | jq -e '.c2c.threads_over_quota == false and
@@ -365,89 +360,4 @@ teardown() {
 	# an explicit size that cannot fit: one line, before anything is allocated
 	refused_command in_box "$BENCH" -s 40000000
 	[[ "$stderr" == *"more than the memory limit of 128 MiB"*"the largest that fits is --size "* ]]
-}
-
-# box_machine MEM_BYTES: harness_setup's fake machine, the real bench,
-# and a fake v2 cgroup /job of MEM_BYTES and half a CPU in its /proc.
-box_machine() {
-	harness_setup
-	export MEMBENCH_BENCH=$BENCH MEMBENCH_CGROUP=$BATS_TEST_TMPDIR/cg
-	mkdir -p "$FAKE/proc/self" "$MEMBENCH_CGROUP/sys/fs/cgroup/job"
-	echo "0::/job" >"$FAKE/proc/self/cgroup"
-	echo '30 22 0:27 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw' >"$FAKE/proc/self/mountinfo"
-	echo "$1" >"$MEMBENCH_CGROUP/sys/fs/cgroup/job/memory.max"
-	echo "50000 100000" >"$MEMBENCH_CGROUP/sys/fs/cgroup/job/cpu.max"
-}
-
-@test "harness/run refuses a size that cannot fit before it changes a setting, warns of a capped one, and records the limits" {
-	need jq
-	box_machine $((40 << 20))
-	before=$(tree_digest)
-	run "$HARNESS_REPO/harness/run" --thp always --hugepages 4 --label box -- -s 40000000 -n 2
-	assert_failure 2
-	assert_output --partial "bench refused --plan for '-s 40000000 -n 2': bench: --size: 3 arrays of 40000000 elements need 915.5 MiB, more than the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
-	[ "$(tree_digest)" = "$before" ] # THP and the pool untouched
-	run "$HARNESS_REPO/harness/run" --thp always --label box -- -n 2 --kernels copy -t 2
-	assert_success
-	assert_output --partial "the memory limit (41943040 bytes, cgroup v2 memory.max of /job) caps the arrays at "
-	assert_output --partial "2 threads under a CPU quota of 0.5 CPUs (cgroup v2 cpu.max of /job): they take turns"
-	d=$(result_dir)
-	grep -qxF 'memory limit: 41943040 bytes (cgroup v2 memory.max of /job)' "$d/provenance.txt"
-	grep -qxF 'CPU quota: 0.5 CPUs (cgroup v2 cpu.max of /job)' "$d/provenance.txt"
-	grep -qxF '0::/job' "$d/provenance.txt"
-}
-
-# knob_log: every machine setting the harness writes, logged to
-# $KNOB_LOG before it is written (a refused run's restore would leave
-# the tree as it was, so the tree alone cannot say nothing was applied).
-knob_log() {
-	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/knob-writer KNOB_LOG=$BATS_TEST_TMPDIR/knobs.log
-	: >"$KNOB_LOG"
-	printf '#!/bin/sh\nprintf "%%s %%s\\n" "$1" "$2" >>"$KNOB_LOG"\nprintf "%%s\\n" "$2" >"$1"\n' >"$MEMBENCH_KNOB_WRITER"
-	chmod +x "$MEMBENCH_KNOB_WRITER"
-}
-
-@test "harness/run asks bench nodes' plan too: a --buffer that cannot fit is refused before any setting is applied, a capped one warned of" {
-	need jq
-	box_machine $((40 << 20))
-	knob_log
-	before=$(tree_digest)
-	run "$HARNESS_REPO/harness/run" --thp always --hugepages 4 --label box -- nodes --buffer 100m
-	assert_failure 2
-	assert_output --partial "bench refused --plan for 'nodes --buffer 100m': bench: --buffer 100 MiB: a cell needs more than the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
-	[ ! -s "$KNOB_LOG" ] # nothing written, not even put back
-	[ "$(tree_digest)" = "$before" ]
-	# the log does see a setting applied
-	run "$HARNESS_REPO/harness/run" --thp always --label box -- nodes --matrix latency
-	assert_success
-	grep -q 'transparent_hugepage/enabled always$' "$KNOB_LOG"
-	assert_output --partial "the memory limit (41943040 bytes, cgroup v2 memory.max of /job) caps bench nodes' buffer at $((6 << 20)) bytes, not "
-}
-
-@test "harness/run warns of c2c's pair above the quota before it changes a setting" {
-	need jq
-	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench cannot run c2c (no OpenMP)"
-	[ "$(nproc)" -ge 2 ] || skip "one CPU: no pair to measure"
-	box_machine $((400 << 20))
-	run "$HARNESS_REPO/harness/run" --label box -- c2c --cpus 0,1
-	assert_success
-	assert_output --partial "2 threads under a CPU quota of 0.5 CPUs (cgroup v2 cpu.max of /job): they take turns"
-}
-
-@test "harness/compare says when two runs had different limits, and not when only the cgroup differs" {
-	need jq
-	local t=$BATS_TEST_TMPDIR
-	"$BENCH" $TINY --kernels copy --json >"$t/a.json"
-	jq '.system.memory_limit = {bytes: 734003200, source: "cgroup v1 memory.limit_in_bytes of /slurm/job_7"}
-		| .system.cpu_quota = {cpus: 2, source: "cgroup v1 cpu.cfs_quota_us/cpu.cfs_period_us of /slurm/job_7"}' "$t/a.json" >"$t/b.json"
-	jq '.system.memory_limit.source = "cgroup v1 memory.limit_in_bytes of /slurm/job_8"' "$t/b.json" >"$t/c.json"
-	run "$HARNESS_REPO/harness/compare" "$t/a.json" "$t/b.json"
-	assert_success
-	assert_line '- limits: A: memory limit none, CPU quota none, B: memory limit 734003200 bytes, CPU quota 2 CPUs'
-	run "$HARNESS_REPO/harness/compare" --fail-on-regression 50 "$t/a.json" "$t/b.json"
-	assert_failure 2
-	assert_output --partial 'differ in limits'
-	run "$HARNESS_REPO/harness/compare" "$t/b.json" "$t/c.json"
-	assert_success
-	refute_output --partial 'limits'
 }
