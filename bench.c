@@ -3699,10 +3699,22 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 			unsigned long long fit = lat_fit(o, p->room);
 			box_limit_words(lim, sizeof(lim));
 			format_bytes(b2, sizeof(b2), lat_need(o, o->lat_max));
+			/* name what the user gave: a --max bench chose is not
+			 * the reason, the load threads' arrays may be */
+			if (fit < 4096 && o->load_threads > 0) {
+				format_bytes(b1, sizeof(b1), LAT_LOAD_MIN_BYTES);
+				die("--load-threads %d: %s leaves no room for a chase "
+				    "beside %d load array%s of at least %s each "
+				    "(bench keeps %d MiB and 1/%d of it for itself)",
+				    o->load_threads, lim, o->load_threads,
+				    o->load_threads > 1 ? "s" : "", b1,
+				    BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
+			}
 			if (fit < 4096)
 				die("%s: %s leaves no room for a chase (bench keeps "
-				    "%d MiB and 1/%d of it for itself)", max, lim,
-				    BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
+				    "%d MiB and 1/%d of it for itself)",
+				    opt_given(o, "max") || o->lmrd ? max : "latency",
+				    lim, BENCH_HEADROOM_MIB, BENCH_HEADROOM_SHARE);
 			format_bytes(b1, sizeof(b1), fit);
 			if (o->lmrd)
 				snprintf(b1, sizeof(b1), "%llu", fit >> 20);

@@ -112,10 +112,19 @@ limits() {
 	assert_line "Array size = $fit (elements), Offset = 0 (elements)"
 	assert_line "Array size: capped from 10000000 to $fit elements by the memory limit of 40 MiB (cgroup v2 memory.max of /job)"
 	assert_line "WARNING: the default array size: capped at $fit elements (wanted 10000000 elements) to fit under the memory limit of 40 MiB (cgroup v2 memory.max of /job), with 32 MiB and 1/64 of it left for bench itself"
-	# a limit so small nothing fits: refused, not run
+	# load threads whose arrays cannot fit: refused for what the user
+	# gave, the load threads, not for a --max bench chose
+	refused_by latency --load-threads 2
+	assert_equal "$stderr" "bench: --load-threads 2: the memory limit of 40 MiB (cgroup v2 memory.max of /job) leaves no room for a chase beside 2 load arrays of at least 64 MiB each (bench keeps 32 MiB and 1/64 of it for itself)"
+	# a limit so small nothing fits: refused, not run, and a --max the
+	# user did not give is not named
 	echo $((32 << 20)) >"$V2/job/memory.max"
 	refused_by -n 3
 	[[ "$stderr" == *"leaves no room for the arrays"* ]]
+	refused_by latency
+	assert_equal "$stderr" "bench: latency: the memory limit of 32 MiB (cgroup v2 memory.max of /job) leaves no room for a chase (bench keeps 32 MiB and 1/64 of it for itself)"
+	refused_by latency --max 1m
+	[[ "$stderr" == "bench: --max 1 MiB: the memory limit of 32 MiB "* ]]
 }
 
 @test "odd values break nothing: max, v1's unlimited, above the machine, malformed, unreadable, unmounted, the root cgroup" {
