@@ -8963,6 +8963,12 @@ static long preemptions(void)
 	return -1;
 }
 
+/* Whether the thread was preempted since preemptions() read before. */
+static int preempted_since(long before)
+{
+	return before >= 0 && preemptions() != before;
+}
+
 static double lat_window(void **heads, int chains, size_t loads)
 {
 	double t;
@@ -9020,7 +9026,7 @@ static void lat_time_point(void **heads, int chains, struct lat_point *pt)
 		spent += 1e9 * t;
 		if (v < any)
 			any = v;
-		if (sw >= 0 && preemptions() != sw) { /* not the chase's time */
+		if (preempted_since(sw)) { /* not the chase's time */
 			pt->preempted++;
 			i = LAT_STABLE_REPEATS;
 		} else {
@@ -9060,7 +9066,7 @@ static double lat_measure_mhz(int *runs, int *preempted)
 	*preempted = -1;
 	return 0;
 #else
-	size_t calls = 10;
+	size_t calls = 1000;
 	unsigned long x = 0;
 	double best = HUGE_VAL, any = HUGE_VAL, t, spent = 0;
 	int clean = 0;
@@ -9081,7 +9087,7 @@ static double lat_measure_mhz(int *runs, int *preempted)
 		t = now();
 		x = lat_adds(x, calls);
 		t = now() - t;
-		whole = sw < 0 || preemptions() == sw;
+		whole = !preempted_since(sw);
 		spent += t * 1e9;
 		if (t < any)
 			any = t;
@@ -10610,13 +10616,13 @@ static void lat_print_os_caches(const struct system_info *si)
 
 static void lat_print_clock(const struct lat_run *r)
 {
-	if (r->mhz > 0 && r->clock_preempted > 0)
-		printf("# clock: %.0f MHz, %s (%d of its %d runs were preempted "
-		       "and not used)\n", r->mhz, r->mhz_source,
-		       r->clock_preempted, r->clock_runs);
-	else if (r->mhz > 0)
-		printf("# clock: %.0f MHz, %s\n", r->mhz, r->mhz_source);
-	else
+	if (r->mhz > 0) {
+		printf("# clock: %.0f MHz, %s", r->mhz, r->mhz_source);
+		if (r->clock_preempted > 0)
+			printf(" (%d of its %d runs were preempted and not used)",
+			       r->clock_preempted, r->clock_runs);
+		putchar('\n');
+	} else
 		printf("# clock: unknown (%s); cycles not shown\n", r->mhz_source);
 }
 

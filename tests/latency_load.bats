@@ -72,7 +72,7 @@ needs_openmp() {
 # competitor CPU: a task on CPU that takes the core for 1 ms every 4 ms,
 # for at most 60 s; real-time where the OS lets it (it then always
 # preempts), else an ordinary task (a woken one preempts too).  Its pid
-# is in $COMPETITOR.
+# is in $COMPETITOR, which teardown stops however the test ends.
 competitor() {
 	cat >"$BATS_TEST_TMPDIR/busy.c" <<'C'
 #include <time.h>
@@ -101,6 +101,10 @@ C
 	COMPETITOR=$!
 }
 
+teardown() {
+	[ -z "${COMPETITOR:-}" ] || kill "$COMPETITOR" 2>/dev/null || :
+}
+
 @test "a window another task interrupts is not the chase's: the clock's runs and the curve's windows that were preempted are set aside and counted" {
 	local cpu try cyc ok=0
 	cpu=$("$BENCH" latency --min 4K --max 4K --json | jq -r .run.cpu)
@@ -114,7 +118,7 @@ C
 			.clock.preempted_runs > 0 and
 			.clock.runs - .clock.preempted_runs >= 7 and
 			([.curve[].preempted] | add) > 0' <<<"$output" >/dev/null ||
-			{ kill "$COMPETITOR"; jq -c '.clock, [.curve[].preempted]' <<<"$output"; return 1; }
+			{ jq -c '.clock, [.curve[].preempted]' <<<"$output"; return 1; }
 		# and L1 is still a whole number of cycles (one load a step):
 		# with a clock from interrupted runs it read 3.5 on a 4-cycle L1
 		cyc=$(jq -r '.summary[0].levels[] | select(.name == "L1d") | .cycles' <<<"$output")
@@ -123,7 +127,6 @@ C
 			exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }' && { ok=1; break; }
 	done
 	run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4
-	kill "$COMPETITOR"
 	assert_success
 	assert_line --regexp '^# clock: [0-9]+ MHz, measured: .* \([0-9]+ of its [0-9]+ runs were preempted and not used\)$'
 	[ "$ok" = 1 ] || fail "no run under the competitor gave a whole number of L1 cycles"
