@@ -4,6 +4,8 @@
 # contract, stands in as the reference here.
 
 load test_helper
+# bench and stream.c built with the same flags in test after test
+cc_cache_on
 
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }

@@ -6,6 +6,8 @@
 load test_helper
 load harness_helper
 load matrix_helper
+# cells other files build too: once a run (tests/cc-cache)
+cc_cache_on
 
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }

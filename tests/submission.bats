@@ -4,6 +4,8 @@
 # finished run that verify re-checks, sha256 by sha256 and number by number.
 
 load matrix_helper
+# cells other files build too: once a run (tests/cc-cache)
+cc_cache_on
 
 SUBMIT=$MEMBENCH_ROOT/harness/submission
 VERIFY=$MEMBENCH_ROOT/harness/verify

@@ -98,6 +98,34 @@ build_variant() {
 	echo "$BATS_FILE_TMPDIR/$name"
 }
 
+# cc_cache_on: gcc, cc and clang build each distinct program once a run
+# (tests/cc-cache), for the files whose tests build the same matrix cells
+# and peers again and again.  The shims are files of their own, not
+# links, so find-compilers still tells the three apart.  A test that
+# puts a gcc of its own on PATH (fake_gcc) gets the shim as that gcc's
+# real one.
+cc_cache_on() {
+	# MEMBENCH_CC_CACHE=off: every build runs the compiler (to rule the
+	# cache out, or to time the suite without it)
+	[ "${MEMBENCH_CC_CACHE:-on}" != off ] || return 0
+	CC_CACHE_DIR=${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/cc-cache
+	export CC_CACHE_DIR
+	if [ ! -x "$CC_CACHE_DIR/bin/clang" ]; then
+		local new n
+		mkdir -p "$CC_CACHE_DIR" || return 1
+		new=$(mktemp -d "$CC_CACHE_DIR/.bin.XXXXXX") || return 1
+		for n in gcc cc clang; do
+			cp "$MEMBENCH_ROOT/tests/cc-cache" "$new/$n" || return 1
+		done
+		chmod 755 "$new" "$new"/* || return 1
+		mv -T "$new" "$CC_CACHE_DIR/bin" 2>/dev/null || rm -rf "$new"
+	fi
+	case ":$PATH:" in
+	*":$CC_CACHE_DIR/bin:"*) ;;
+	*) PATH=$CC_CACHE_DIR/bin:$PATH ;;
+	esac
+}
+
 # A fake /proc for the huge page checks: meminfo with the given pool.
 fake_procfs() {
 	local root="$1" total="$2" free="$3"
