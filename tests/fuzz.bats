@@ -14,26 +14,25 @@ FUZZ_DIR="$MEMBENCH_ROOT/tests/fuzz"
 setup_file() {
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true # its tests run in order (CONTRIBUTING.md)
 	command -v clang >/dev/null || return 0
-	local t=1 name
-	for name in options sizes curve; do
-		nice -n 10 clang -g -O1 -fsanitize=fuzzer,address,undefined \
-			-fno-sanitize-recover=undefined -DFUZZ_TARGET="$t" \
-			"$FUZZ_DIR/fuzz_bench.c" -o "$BATS_FILE_TMPDIR/fuzz_$name" \
-			2>"$BATS_FILE_TMPDIR/build_$name.log" || true
-		t=$((t + 1))
-	done
+	# one binary, the three targets in it (FUZZ_TARGET picks one): a
+	# sanitized build of bench.c takes half a minute
+	nice -n 10 clang -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined \
+		"$FUZZ_DIR/fuzz_bench.c" -o "$BATS_FILE_TMPDIR/fuzz_bench" \
+		2>"$BATS_FILE_TMPDIR/build.log" || true
 }
 
-# fuzzer NAME: the built target, or skip naming what is missing.
+# fuzzer NAME: FUZZER, the command that runs the target NAME; or skip
+# naming what is missing.
 fuzzer() {
 	need clang
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
 		missing_tool "clang's libFuzzer runtime is missing (libclang-rt-14-dev)"
-	[ -x "$BATS_FILE_TMPDIR/fuzz_$1" ] || {
-		cat "$BATS_FILE_TMPDIR/build_$1.log"
+	[ -x "$BATS_FILE_TMPDIR/fuzz_bench" ] || {
+		cat "$BATS_FILE_TMPDIR/build.log"
 		return 1
 	}
-	echo "$BATS_FILE_TMPDIR/fuzz_$1"
+	FUZZER=(env "FUZZ_TARGET=$1" "$BATS_FILE_TMPDIR/fuzz_bench")
 }
 
 # Options every run shares: a refused input leaves blocks the harness
@@ -42,12 +41,12 @@ FUZZ_OPTS=(-detect_leaks=0 -timeout=10 -rss_limit_mb=2048)
 
 # replay NAME: the corpus and the crashers, each input once.
 replay() {
-	local bin inputs
-	bin=$(fuzzer "$1") || return 1
+	local inputs
+	fuzzer "$1" || return 1
 	mapfile -t inputs < <(find "$FUZZ_DIR/corpus/$1" "$FUZZ_DIR/crashers/$1" \
 		-type f ! -name README -print)
 	[ "${#inputs[@]}" -ge 1 ]
-	run "$bin" "${FUZZ_OPTS[@]}" "${inputs[@]}"
+	run "${FUZZER[@]}" "${FUZZ_OPTS[@]}" "${inputs[@]}"
 	assert_success
 	[[ "$output" == *"Executed "*" in "* ]]
 }
@@ -56,11 +55,11 @@ replay() {
 # dictionary of tokens (tests/fuzz/NAME.dict); new inputs go to a scratch
 # directory, any crash is left there as an artifact to keep.
 hunt() {
-	local bin work
-	bin=$(fuzzer "$1") || return 1
+	local work
+	fuzzer "$1" || return 1
 	work="$BATS_TEST_TMPDIR/work"
 	mkdir -p "$work/corpus" "$work/artifacts"
-	run nice -n 10 "$bin" "${FUZZ_OPTS[@]}" -max_total_time="${FUZZ_SECONDS:-10}" \
+	run nice -n 10 "${FUZZER[@]}" "${FUZZ_OPTS[@]}" -max_total_time="${FUZZ_SECONDS:-10}" \
 		-dict="$FUZZ_DIR/$1.dict" \
 		-artifact_prefix="$work/artifacts/" "$work/corpus" "$FUZZ_DIR/corpus/$1"
 	if [ "$status" -ne 0 ] || [ -n "$(find "$work/artifacts" -type f)" ]; then
@@ -97,6 +96,25 @@ hunt() {
 	hunt curve
 }
 
+@test "the fuzz binary runs the target FUZZ_TARGET names, and refuses one it does not have" {
+	fuzzer options || return 1
+	run env FUZZ_TARGET=nodes "${FUZZER[@]:2}" -runs=1
+	assert_failure 2
+	assert_output --partial "FUZZ_TARGET must be options, sizes or curve, not 'nodes'"
+	# one input through each target: each reaches code of its own, so
+	# libFuzzer counts a different coverage for each
+	mkdir -p "$BATS_TEST_TMPDIR/in"
+	printf '12x' >"$BATS_TEST_TMPDIR/in/one"
+	local t covs=()
+	for t in options sizes curve; do
+		run env "FUZZ_TARGET=$t" "${FUZZER[@]:2}" "${FUZZ_OPTS[@]}" -runs=0 "$BATS_TEST_TMPDIR/in"
+		assert_success
+		covs+=("$(printf '%s\n' "$output" | sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p')")
+	done
+	[ -n "${covs[0]}" ] && [ -n "${covs[1]}" ] && [ -n "${covs[2]}" ]
+	[ "${covs[0]}" != "${covs[1]}" ] && [ "${covs[1]}" != "${covs[2]}" ] && [ "${covs[0]}" != "${covs[2]}" ]
+}
+
 @test "the kept curve crashers, fed to bench itself, get exit 0 or one line and 2" {
 	local f n=0
 	while IFS= read -r f; do
@@ -112,9 +130,9 @@ hunt() {
 }
 
 @test "the fuzz harness really reports: a planted crash in the curve reader is found" {
-	local bin work
+	local work
 	need clang
-	fuzzer curve >/dev/null || return 1
+	fuzzer curve || return 1
 	work="$BATS_TEST_TMPDIR/planted"
 	mkdir -p "$work"
 	# a copy of bench.c whose curve reader reads out of bounds on a

@@ -1,8 +1,14 @@
 /*
  * fuzz_bench.c -- libFuzzer entry points for bench.c's input parsers.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_TARGET=1 \
- *         tests/fuzz/fuzz_bench.c -o fuzz_options
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined \
+ *         tests/fuzz/fuzz_bench.c -o fuzz_bench
+ *   FUZZ_TARGET=options ./fuzz_bench ...
+ *
+ * One binary holds the three targets; the environment's FUZZ_TARGET
+ * (options, sizes or curve) picks one when it starts, since each
+ * compile of bench.c with the sanitizers takes half a minute.  Built
+ * with -DFUZZ_TARGET=1, 2 or 3 it is that target alone.
  *
  * FUZZ_TARGET 1 options: the input is a command line (arguments split at
  *   NUL or newline; the first byte picks the personality: bench,
@@ -27,7 +33,10 @@
 #include <unistd.h>
 
 #ifndef FUZZ_TARGET
-#error "build with -DFUZZ_TARGET=1 (options), 2 (sizes) or 3 (curve)"
+#define FUZZ_TARGET 0 /* chosen when it starts */
+#endif
+#if FUZZ_TARGET < 0 || FUZZ_TARGET > 3
+#error "FUZZ_TARGET must be 1 (options), 2 (sizes) or 3 (curve), or unset"
 #endif
 
 static jmp_buf fuzz_env;
@@ -148,10 +157,28 @@ static void fuzz_reset(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int fuzz_target = FUZZ_TARGET;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	static const char *const targets[] = {"options", "sizes", "curve"};
+	const char *want = getenv("FUZZ_TARGET");
+	int t;
+
 	(void)argc;
 	(void)argv;
+	if (fuzz_target == 0) {
+		for (t = 0; t < 3 && want; t++)
+			if (strcmp(want, targets[t]) == 0)
+				fuzz_target = t + 1;
+		if (fuzz_target == 0) {
+			/* stderr is bench.c's, which goes to /dev/null here */
+			dprintf(STDERR_FILENO,
+				"fuzz_bench: FUZZ_TARGET must be options, sizes or curve, not '%s'\n",
+				want ? want : "");
+			exit(2);
+		}
+	}
 	fuzz_null = fopen("/dev/null", "w");
 	if (!fuzz_null || !freopen("/dev/null", "w", stdout))
 		abort();
@@ -161,10 +188,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-#if FUZZ_TARGET == 1
 #define FUZZ_MAXARGS 64
 
-static void fuzz_one(const uint8_t *data, size_t size)
+static void fuzz_options(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {"bench", "lat_mem_rd", "stream"};
 	char *buf, *argv[FUZZ_MAXARGS + 1];
@@ -200,9 +226,7 @@ static void fuzz_one(const uint8_t *data, size_t size)
 			   reported_llc_instances(&fuzz_si), 0);
 }
 
-#elif FUZZ_TARGET == 2
-
-static void fuzz_one(const uint8_t *data, size_t size)
+static void fuzz_sizes(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_malloc(size + 1);
 	volatile unsigned long long sink;
@@ -217,26 +241,10 @@ static void fuzz_one(const uint8_t *data, size_t size)
 	(void)sink;
 }
 
-#elif FUZZ_TARGET == 3
-
 static char fuzz_path[4096];
 
-static void fuzz_one(const uint8_t *data, size_t size)
-{
-	struct options o;
-	FILE *f = fopen(fuzz_path, "w");
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-		abort();
-	/* "-" reads stdin, which a refusal cannot leave open */
-	if (!freopen(fuzz_path, "r", stdin))
-		abort();
-	default_options(&o);
-	o.mode = M_LATENCY;
-	o.curve_in = "-";
-	lat_curve_file(&o, &fuzz_si);
-}
-
-__attribute__((constructor)) static void fuzz_curve_file(void)
+/* the curve's file, made at the first input: under TMPDIR as it is then */
+static void fuzz_curve_file(void)
 {
 	const char *dir = getenv("TMPDIR");
 	int fd;
@@ -248,13 +256,45 @@ __attribute__((constructor)) static void fuzz_curve_file(void)
 	close(fd);
 }
 
+static void fuzz_curve(const uint8_t *data, size_t size)
+{
+	struct options o;
+	FILE *f;
+
+	if (!fuzz_path[0])
+		fuzz_curve_file();
+	f = fopen(fuzz_path, "w");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		abort();
+	/* "-" reads stdin, which a refusal cannot leave open */
+	if (!freopen(fuzz_path, "r", stdin))
+		abort();
+	default_options(&o);
+	o.mode = M_LATENCY;
+	o.curve_in = "-";
+	lat_curve_file(&o, &fuzz_si);
+}
+
 __attribute__((destructor)) static void fuzz_curve_unlink(void)
 {
-	unlink(fuzz_path);
+	if (fuzz_path[0])
+		unlink(fuzz_path);
 }
-#else
-#error "FUZZ_TARGET must be 1, 2 or 3"
-#endif
+
+static void fuzz_one(const uint8_t *data, size_t size)
+{
+	switch (fuzz_target) {
+	case 1:
+		fuzz_options(data, size);
+		break;
+	case 2:
+		fuzz_sizes(data, size);
+		break;
+	default:
+		fuzz_curve(data, size);
+		break;
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
