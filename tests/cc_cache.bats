@@ -6,6 +6,9 @@
 
 load test_helper
 
+# Its tests run in order, one at a time (CONTRIBUTING.md).
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 setup() {
 	need gcc
 	CC_CACHE_DIR=$BATS_TEST_TMPDIR/cache
