@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # tests/cc-cache, the compiler the matrix and bench-compare files see:
 # the second build of one program is the first's binary; a changed
-# source, other flags, a build it cannot key, a failed build and a full
-# disk each run the compiler.
+# source, other flags, a build it cannot key and a failed build each run
+# the compiler.  A full disk is matrix_hardening.bats' (its exit-status
+# test builds a cell the store already holds into a 64 KiB tmpfs).
 
 load test_helper
 
@@ -11,11 +12,9 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 
 setup() {
 	need gcc
+	# a store of the test's own, not the run's
 	CC_CACHE_DIR=$BATS_TEST_TMPDIR/cache
-	export CC_CACHE_DIR
-	mkdir -p "$CC_CACHE_DIR/bin"
-	cp "$MEMBENCH_ROOT/tests/cc-cache" "$CC_CACHE_DIR/bin/gcc"
-	PATH=$CC_CACHE_DIR/bin:$PATH
+	cc_cache_on
 	S=$BATS_TEST_TMPDIR/src
 	mkdir -p "$S"
 	printf '#include <stdio.h>\nint main(void) { puts("one"); return 0; }\n' >"$S/p.c"

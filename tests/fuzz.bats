@@ -97,8 +97,8 @@ hunt() {
 }
 
 @test "the fuzz binary runs the target FUZZ_TARGET names, and refuses one it does not have" {
-	fuzzer options || return 1
-	run env FUZZ_TARGET=nodes "${FUZZER[@]:2}" -runs=1
+	fuzzer nodes || return 1
+	run "${FUZZER[@]}" -runs=1
 	assert_failure 2
 	assert_output --partial "FUZZ_TARGET must be options, sizes or curve, not 'nodes'"
 	# one input through each target: each reaches code of its own, so
@@ -107,7 +107,8 @@ hunt() {
 	printf '12x' >"$BATS_TEST_TMPDIR/in/one"
 	local t covs=()
 	for t in options sizes curve; do
-		run env "FUZZ_TARGET=$t" "${FUZZER[@]:2}" "${FUZZ_OPTS[@]}" -runs=0 "$BATS_TEST_TMPDIR/in"
+		fuzzer "$t" || return 1
+		run "${FUZZER[@]}" "${FUZZ_OPTS[@]}" -runs=0 "$BATS_TEST_TMPDIR/in"
 		assert_success
 		covs+=("$(printf '%s\n' "$output" | sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p')")
 	done

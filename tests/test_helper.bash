@@ -108,7 +108,8 @@ cc_cache_on() {
 	# MEMBENCH_CC_CACHE=off: every build runs the compiler (to rule the
 	# cache out, or to time the suite without it)
 	[ "${MEMBENCH_CC_CACHE:-on}" != off ] || return 0
-	CC_CACHE_DIR=${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/cc-cache
+	# the run's store, or the one a test names (tests/cc_cache.bats)
+	CC_CACHE_DIR=${CC_CACHE_DIR:-${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/cc-cache}
 	export CC_CACHE_DIR
 	if [ ! -x "$CC_CACHE_DIR/bin/clang" ]; then
 		local new n
