@@ -9570,12 +9570,16 @@ static int lat_tlb_could(const struct lat_ctx *ctx, double at)
  * below b), to be matched with the reported cache of next bytes (0: none
  * reported): the stretches after i less than LAT_LEVEL_JUMP slower, and
  * with tlb, rises at a named TLB's reach; a rise where next ends is its
- * edge however small. */
+ * edge however small, unless the stretch after it would join and ends
+ * nearer next (a gradual edge read as two small rises). */
 static int lat_level_end(const struct lat_flat *fl, int i, int b, double next,
 			 const struct lat_ctx *tlb)
 {
 	int j = i;
-	while (j + 1 < b && !lat_agrees(fl[j].boundary, next) &&
+	while (j + 1 < b &&
+	       (!lat_agrees(fl[j].boundary, next) ||
+		abs_d(lat_ln(fl[j + 1].boundary / next)) <
+			abs_d(lat_ln(fl[j].boundary / next))) &&
 	       (fl[j + 1].ns < fl[i].ns * LAT_LEVEL_JUMP ||
 		(tlb && tlb->ntlb && lat_tlb_could(tlb, fl[j].boundary))))
 		j++;
