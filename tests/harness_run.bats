@@ -242,6 +242,10 @@ esac"
 	d=$(result_dir)
 	run jq -r '.command | join(" ")' "$d/step-001.json"
 	assert_output --partial 'numactl --physcpubind 0 --membind 0'
+	# the command as bench was started, one element an argument, nothing
+	# added at the end
+	run jq -r '.command | (map(select(test("^(env|-s|1000|--json-file)$"))) | join(";")), (.[-1] | test("/[.]step-001[.]bench[.]json[.]tmp[.][0-9]+$"))' "$d/step-001.json"
+	assert_output "$(printf 'env;-s;1000;--json-file\ntrue')"
 	grep -q 'numa: numactl --physcpubind 0 --membind 0 (policy: bind' "$d/summary.md"
 }
 
@@ -317,6 +321,9 @@ printf "Memory Device\n\tSize: No Module Installed\n"'
 	grep -q 'cpu3: scaling_driver=acpi-cpufreq scaling_governor=powersave' "$p"
 	grep -q '"cflags": "fakecc -O3 -fopenmp"' "$p"
 	grep -q -- '--bind spread --thp always -- -s 1000' "$p"
+	# the summary names the build's flags and where the runtime came from
+	grep -qxF -- "- bench: \`$MEMBENCH_BENCH\`, built with \`fakecc -O3 -fopenmp\`" "${p%/*}/summary.md"
+	grep -qxF -- '- OpenMP runtime: libgomp (from bench info --json)' "${p%/*}/summary.md"
 }
 
 # A results file system that fills up during a step: a 64 KiB tmpfs, filled

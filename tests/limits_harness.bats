@@ -42,6 +42,22 @@ box_machine() {
 	grep -qxF '0::/job' "$d/provenance.txt"
 }
 
+@test "harness/run asks bench's plan under either limit alone: a memory limit with no CPU quota, a CPU quota with no memory limit" {
+	need jq
+	box_machine $((40 << 20))
+	echo "max 100000" >"$MEMBENCH_CGROUP/sys/fs/cgroup/job/cpu.max"
+	run "$HARNESS_REPO/harness/run" --label box -- -n 2 --kernels copy -t 2
+	assert_success
+	assert_output --partial "the memory limit (41943040 bytes, cgroup v2 memory.max of /job) caps the arrays at "
+	refute_output --partial "under a CPU quota"
+	echo max >"$MEMBENCH_CGROUP/sys/fs/cgroup/job/memory.max"
+	echo "50000 100000" >"$MEMBENCH_CGROUP/sys/fs/cgroup/job/cpu.max"
+	run "$HARNESS_REPO/harness/run" --label box -- -s 100000 -n 2 --kernels copy -t 2
+	assert_success
+	assert_output --partial "2 threads under a CPU quota of 0.5 CPUs (cgroup v2 cpu.max of /job): they take turns"
+	refute_output --partial "the memory limit ("
+}
+
 # knob_log: every machine setting the harness writes, logged to
 # $KNOB_LOG before it is written (a refused run's restore would leave
 # the tree as it was, so the tree alone cannot say nothing was applied).

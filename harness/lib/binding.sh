@@ -11,16 +11,31 @@ RUNTIME=unknown RUNTIME_HOW=''
 BUILD_JSON='null'
 
 # load_build_info: the build and system objects from `bench info --json`,
-# when bench has them.
-SYSTEM_JSON=null
+# when bench has them, and what the harness reads of them: the OpenMP
+# runtime bench names, the memory limit's bytes and the CPU quota's CPUs
+# (empty for none), and the build's flags.  One jq reads them all, a line
+# each, the flags last, as they may hold anything.
+SYSTEM_JSON=null BUILD_RUNTIME='' LIMIT_MEM_BYTES='' LIMIT_CPUS='' BUILD_CFLAGS=unknown
 load_build_info() {
-	local out
-	if out=$("$BENCH" info --json 2>/dev/null) && printf '%s' "$out" | jq -e .build >/dev/null 2>&1; then
-		BUILD_JSON=$(printf '%s' "$out" | jq -c .build)
-		SYSTEM_JSON=$(printf '%s' "$out" | jq -c '.system // null')
-	else
-		BUILD_JSON=null SYSTEM_JSON=null
-	fi
+	local out fields
+	BUILD_JSON=null SYSTEM_JSON=null BUILD_RUNTIME='' LIMIT_MEM_BYTES='' LIMIT_CPUS='' BUILD_CFLAGS=unknown
+	out=$("$BENCH" info --json 2>/dev/null) || return 0
+	fields=$(printf '%s' "$out" | jq -r 'select(.build) |
+		(.build | tojson), (.system // null | tojson),
+		((.build | objects | .openmp_runtime) // "" | tostring),
+		((.system | objects | .memory_limit | objects | .bytes) // "" | tostring),
+		((.system | objects | .cpu_quota | objects | .cpus) // "" | tostring),
+		((.build | objects | .cflags // .compiler) // "unknown" | tostring)' 2>/dev/null) || return 0
+	[ -n "$fields" ] || return 0
+	{
+		IFS= read -r BUILD_JSON
+		IFS= read -r SYSTEM_JSON
+		IFS= read -r BUILD_RUNTIME
+		IFS= read -r LIMIT_MEM_BYTES
+		IFS= read -r LIMIT_CPUS
+		IFS= read -r -d '' BUILD_CFLAGS || true
+	} <<<"$fields"
+	BUILD_CFLAGS=${BUILD_CFLAGS%$'\n'}
 }
 
 # detect_runtime: what bench itself says it was built with, else ldd.
@@ -31,7 +46,7 @@ detect_runtime() {
 		return
 	fi
 	if [ "$BUILD_JSON" != null ]; then
-		rt=$(printf '%s' "$BUILD_JSON" | jq -r '.openmp_runtime // empty' 2>/dev/null || true)
+		rt=$BUILD_RUNTIME
 		case "$rt" in
 		libgomp|libomp|libiomp5|none) RUNTIME=$rt RUNTIME_HOW='bench info --json'; return ;;
 		esac
@@ -138,11 +153,17 @@ place_index() {
 verify_binding() {
 	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved rot
 	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
-	mapfile -t pairs < <(jq -r '.run.threads[]? | "\(.thread) \(.cpu)"' "$json" 2>/dev/null)
-	# bench samples each thread's CPU before and after the kernels: a bound
-	# thread must not have moved.
-	moved=$(jq -r '[.run.threads[]? | select(.cpu_end != null and .cpu_end != .cpu)
-		| "thread \(.thread) moved from CPU \(.cpu) to \(.cpu_end);"] | join(" ")' "$json" 2>/dev/null || true)
+	# each thread's "THREAD CPU", then one line of the threads that moved:
+	# bench samples each thread's CPU before and after the kernels, and a
+	# bound thread must not have moved
+	mapfile -t pairs < <(jq -r '(.run.threads[]? | "\(.thread) \(.cpu)"),
+		([.run.threads[]? | select(.cpu_end != null and .cpu_end != .cpu)
+		  | "thread \(.thread) moved from CPU \(.cpu) to \(.cpu_end);"] | "moved:" + join(" "))' "$json" 2>/dev/null)
+	moved=''
+	if [ ${#pairs[@]} -gt 0 ] && [[ ${pairs[-1]} == moved:* ]]; then
+		moved=${pairs[-1]#moved:}
+		unset 'pairs[-1]'
+	fi
 	t=${#pairs[@]}
 	for pair in "${pairs[@]}"; do BIND_OBSERVED="$BIND_OBSERVED${BIND_OBSERVED:+ }${pair% *}:${pair#* }"; done
 	if [ "$BIND_KIND" = none ]; then

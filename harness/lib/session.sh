@@ -124,7 +124,7 @@ run_watched() {
 # (--json-file) into the record; latency records also hold the first
 # stride's curve read from the text.
 step_run() {
-	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status said state raw err rec v json_ok=0 curve=null stride bjson
+	local what=$1 params=$2 weight=$3 mode num cmd=() rc=0 status said state raw err rec v json_ok=0 curve=null stride bjson slurp
 	shift 3
 	STEP=$((STEP + 1))
 	num=$(printf '%03d' "$STEP")
@@ -189,20 +189,22 @@ step_run() {
 	PENDING_PROBLEMS=""
 	# kept whole or not at all (a full disk: one line, exit 2)
 	[ ! -s "$err" ] || atomic_write "$RESULTS_DIR/step-$num.stderr" <"$err"
-	rec=$(printf '%s\n' "${cmd[@]}" | jq -R -s -c '{command: split("\n")[:-1]}')
+	printf -v rec '%s\n' "${cmd[@]}"
+	slurp=/dev/null
+	[ "$json_ok" != 1 ] || slurp=$bjson
 	{
 		jq -n \
 			--argjson step "$STEP" --arg what "$what" --argjson params "$params" \
-			--arg status "$status" --argjson exit_status "$rc" --argjson cmd "$rec" \
+			--arg status "$status" --argjson exit_status "$rc" --arg cmd "$rec" \
 			--arg runtime "$RUNTIME" --arg bind "${CURRENT_BIND:-}" --arg bindkind "$BIND_KIND" \
 			--arg places "${PLACES[*]}" --arg observed "$BIND_OBSERVED" \
 			--argjson verified "$BIND_VERIFIED" --arg bindnote "$BIND_NOTE" \
 			--arg env "$(omp_env_for_bench)" --arg state "$state" \
 			--arg settings "$(printf '%s\n' "${SETTINGS[@]}")" \
 			--argjson peak "${PEAK_MBS:-null}" --argjson curve "$curve" --argjson stride "${stride:-null}" \
-			--slurpfile bench "$([ "$json_ok" = 1 ] && echo "$bjson" || echo /dev/null)" \
+			--slurpfile bench "$slurp" \
 			'{schema: "membench-harness/1", step: $step, what: $what, params: $params,
-			  status: $status, exit_status: $exit_status, command: $cmd.command,
+			  status: $status, exit_status: $exit_status, command: ($cmd | split("\n")[:-1]),
 			  env: ($env | split("\n") | map(select(length > 0))),
 			  binding: {asked: (if $bind == "" then null else $bind end), runtime: $runtime,
 			            check: $bindkind, places: ($places | split(" ") | map(select(length > 0) | tonumber)),

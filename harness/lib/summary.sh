@@ -58,8 +58,7 @@ RESULT_FILES='per step: step-NNN.raw (bench output), step-NNN.json'
 summary_header() {
 	printf '# %s on %s\n\n' "$PROG" "$(host_name)"
 	printf -- '- command: `%s`\n' "$(printf '%q ' "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
-	printf -- '- bench: `%s`, built with `%s`\n' "$BENCH" \
-		"$(printf '%s' "$BUILD_JSON" | jq -r '(.cflags // .compiler // "unknown")' 2>/dev/null || echo unknown)"
+	printf -- '- bench: `%s`, built with `%s`\n' "$BENCH" "$BUILD_CFLAGS"
 	printf -- '- OpenMP runtime: %s (from %s)\n' "$RUNTIME" "$RUNTIME_HOW"
 	printf -- '- theoretical peak: %s\n' "$PEAK_NOTE"
 	printf -- '- provenance: provenance.txt; %s\n' "$RESULT_FILES"

@@ -69,8 +69,7 @@ bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }
 limits_check() {
 	local mode=$1 mem cpus v
 	[ "$SYSTEM_JSON" != null ] || return 0
-	mem=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.memory_limit | objects | .bytes) // empty')
-	cpus=$(printf '%s' "$SYSTEM_JSON" | jq -r '(.cpu_quota | objects | .cpus) // empty')
+	mem=$LIMIT_MEM_BYTES cpus=$LIMIT_CPUS
 	[ -n "$mem$cpus" ] || return 0
 	# every mode that runs has a plan (info measures nothing)
 	case "$mode" in stream | latency | all | mix | c2c | nodes) ;; *) return 0 ;; esac
