@@ -33,6 +33,10 @@ gov() { cat "$FAKE/sys/devices/system/cpu/cpu$1/cpufreq/scaling_governor"; }
 	run jq -r '.state_during[]' "$d/step-001.json"
 	assert_line 'thp enabled: always'
 	assert_line 'nr_hugepages: 8'
+	# meminfo's huge page lines, and none of its others
+	assert_line 'HugePages_Total: 0'
+	assert_line 'Hugepagesize: 2048 kB'
+	refute_line --partial 'MemTotal'
 	run jq -r '.settings[]' "$d/step-001.json"
 	assert_line 'governor: performance on 8 CPUs, verified'
 	assert_line 'thp: always (was madvise), verified'

@@ -122,36 +122,39 @@ bind_setup() {
 	esac
 }
 
-# expected_cpu I T R: where thread I of T should run when thread 0 runs on
-# place R, or "" when the OpenMP rules leave it to the implementation (more
-# threads than places, or an uneven spread).  The OpenMP runtime assigns
-# places relative to the parent thread's place, and libgomp binds the
-# initial thread to the place it happens to be running on, so the pattern
-# may start at any place and wrap around: R is read from thread 0.
+# expected_cpu I T R: in EXPECTED_CPU, where thread I of T should run when
+# thread 0 runs on place R, or "" when the OpenMP rules leave it to the
+# implementation (more threads than places, or an uneven spread).  The
+# OpenMP runtime assigns places relative to the parent thread's place, and
+# libgomp binds the initial thread to the place it happens to be running
+# on, so the pattern may start at any place and wrap around: R is read
+# from thread 0.  (Set, not printed: a subshell a thread is a fork each.)
 expected_cpu() {
 	local i=$1 t=$2 r=$3 p=${#PLACES[@]}
+	EXPECTED_CPU=''
 	[ "$p" -gt 0 ] && [ "$t" -le "$p" ] || return 0
 	case "$BIND_KIND" in
-	exact) printf '%s' "${PLACES[$(((r + i) % p))]}" ;;
-	omp-spread) [ $((p % t)) -eq 0 ] && printf '%s' "${PLACES[$(((r + i * p / t) % p))]}" ;;
+	exact) EXPECTED_CPU=${PLACES[$(((r + i) % p))]} ;;
+	omp-spread) [ $((p % t)) -ne 0 ] || EXPECTED_CPU=${PLACES[$(((r + i * p / t) % p))]} ;;
 	esac
 	return 0
 }
 
-# place_index CPU: CPU's index in PLACES, or 0 when it is not there (the
-# check then reports the thread outside the bound set).
+# place_index CPU: in PLACE_INDEX, CPU's index in PLACES, or 0 when it is
+# not there (the check then reports the thread outside the bound set).
 place_index() {
 	local k
+	PLACE_INDEX=0
 	for k in "${!PLACES[@]}"; do
-		[ "${PLACES[$k]}" != "$1" ] || { printf '%s' "$k"; return 0; }
+		[ "${PLACES[$k]}" != "$1" ] || { PLACE_INDEX=$k; return 0; }
 	done
-	printf 0
 }
 
 # verify_binding JSONFILE: compare .run.threads[].cpu with what the preset
 # asks.  Sets BIND_VERIFIED (true|false|null), BIND_OBSERVED, BIND_NOTE.
 verify_binding() {
-	local json=$1 pairs=() pair i cpu t exp bad='' allowed load max moved rot
+	local json=$1 pairs=() pair i cpu t bad='' allowed load max moved rot
+	local -A held=()
 	BIND_VERIFIED=null BIND_OBSERVED='' BIND_NOTE=''
 	# each thread's "THREAD CPU", then one line of the threads that moved:
 	# bench samples each thread's CPU before and after the kernels, and a
@@ -175,7 +178,8 @@ verify_binding() {
 		return 0
 	fi
 	allowed=" ${PLACES[*]} "
-	rot=$(place_index "${pairs[0]#* }")
+	place_index "${pairs[0]#* }"
+	rot=$PLACE_INDEX
 	for pair in "${pairs[@]}"; do
 		i=${pair% *} cpu=${pair#* }
 		if ! is_uint "$cpu"; then
@@ -186,14 +190,20 @@ verify_binding() {
 		*" $cpu "*) ;;
 		*) bad="$bad thread $i ran on CPU $cpu, outside the bound set;" ;;
 		esac
-		exp=$(expected_cpu "$i" "$t" "$rot")
-		if [ -n "$exp" ] && [ "$exp" != "$cpu" ]; then
-			bad="$bad thread $i ran on CPU $cpu, expected $exp;"
+		expected_cpu "$i" "$t" "$rot"
+		if [ -n "$EXPECTED_CPU" ] && [ "$EXPECTED_CPU" != "$cpu" ]; then
+			bad="$bad thread $i ran on CPU $cpu, expected $EXPECTED_CPU;"
 		fi
+		held[$cpu]=$((${held[$cpu]:-0} + 1))
 	done
-	# With more threads than places, no place may hold more than its share.
+	# With more threads than places, no place may hold more than its share
+	# (the CPUs that do, in sort's order).
 	max=$(((t + ${#PLACES[@]} - 1) / ${#PLACES[@]}))
-	load=$(printf '%s\n' "${pairs[@]}" | awk '{print $2}' | sort | uniq -c | awk -v m="$max" '$1 > m {print $2}' | tr '\n' ' ')
+	load=''
+	for cpu in "${!held[@]}"; do
+		[ "${held[$cpu]}" -le "$max" ] || load="$load$cpu"$'\n'
+	done
+	[ -z "$load" ] || load=$(printf '%s' "$load" | sort | tr '\n' ' ')
 	[ -z "$load" ] || bad="$bad CPU(s) $load hold more than $max threads;"
 	[ -z "$moved" ] || bad="$bad $moved"
 	if [ -n "$bad" ]; then
@@ -203,14 +213,17 @@ verify_binding() {
 	fi
 }
 
-# The OpenMP variables bench will see, after the preset replaced its own.
+# The OpenMP variables bench will see, after the preset replaced its own:
+# the exported OMP_*, GOMP_* and KMP_* (read from the shell's own
+# variables, not by running env), each as NAME=VALUE.
 omp_env_for_bench() {
-	local v
-	env | grep -E '^(OMP|GOMP|KMP)_' | while IFS= read -r v; do
+	local n
+	for n in ${!OMP_*} ${!GOMP_*} ${!KMP_*}; do
+		[[ ${!n@a} == *x* ]] || continue
 		case " $AFFINITY_VARS " in
-		*" ${v%%=*} "*) [ ${#BIND_ENV[@]} -gt 0 ] && continue ;;
+		*" $n "*) [ ${#BIND_ENV[@]} -gt 0 ] && continue ;;
 		esac
-		printf '%s\n' "$v"
+		printf '%s=%s\n' "$n" "${!n}"
 	done
 	[ ${#BIND_ENV[@]} -eq 0 ] || printf '%s\n' "${BIND_ENV[@]}"
 }

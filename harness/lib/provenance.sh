@@ -45,15 +45,35 @@ setup_peak() {
 }
 
 # ------------------------------------------------------- state capture
+# state_line FILE: FILE's first line in STATE_LINE, n/a when it cannot be
+# read (read by the shell itself: capture_state runs at every step).
+state_line() {
+	STATE_LINE='n/a'
+	[ -r "$1" ] && [ ! -d "$1" ] || return 0
+	STATE_LINE=''
+	IFS= read -r STATE_LINE 2>/dev/null <"$1" || true
+}
+
 capture_state() {
-	local - f
+	local - f line
 	set +f # run-matrix reads its matrix with globbing off; this needs it
-	printf 'thp enabled: %s\n' "$(cat "$THP_FILE" 2>/dev/null || echo 'n/a')"
-	printf 'thp defrag: %s\n' "$(cat "$THP_DEFRAG_FILE" 2>/dev/null || echo 'n/a')"
-	printf 'nr_hugepages: %s\n' "$(cat "$NR_HUGEPAGES_FILE" 2>/dev/null || echo 'n/a')"
-	grep -E '^(HugePages_|Hugepagesize|AnonHugePages|ShmemHugePages)' "$PROCFS/meminfo" 2>/dev/null || true
+	state_line "$THP_FILE"
+	printf 'thp enabled: %s\n' "$STATE_LINE"
+	state_line "$THP_DEFRAG_FILE"
+	printf 'thp defrag: %s\n' "$STATE_LINE"
+	state_line "$NR_HUGEPAGES_FILE"
+	printf 'nr_hugepages: %s\n' "$STATE_LINE"
+	if [ -r "$PROCFS/meminfo" ]; then
+		while IFS= read -r line || [ -n "$line" ]; do
+			case $line in
+			HugePages_* | Hugepagesize* | AnonHugePages* | ShmemHugePages*) printf '%s\n' "$line" ;;
+			esac
+		done <"$PROCFS/meminfo"
+	fi
 	for f in "$SYSFS"/kernel/mm/hugepages/hugepages-*/nr_hugepages; do
-		[ -r "$f" ] && printf '%s: %s\n' "${f#"$SYSFS"/}" "$(cat "$f")"
+		[ -r "$f" ] || continue
+		state_line "$f"
+		printf '%s: %s\n' "${f#"$SYSFS"/}" "$STATE_LINE"
 	done
 	return 0
 }
