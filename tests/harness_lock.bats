@@ -85,12 +85,20 @@ release_lock() {
 	[ ! -e "$FAKE_BENCH_LOG" ]
 }
 
-@test "a lock directory others may write, or a symlinked lock file, is refused" {
+@test "a lock directory others may write or own, or a symlinked lock file, is refused" {
 	mkdir -m 700 "$BATS_TEST_TMPDIR/open"
 	chmod 777 "$BATS_TEST_TMPDIR/open"
 	MEMBENCH_LOCK_DIR=$BATS_TEST_TMPDIR/open run "$RUN" -- -s 1000
 	assert_failure 2
 	assert_output --partial 'refusing the lock directory'
+	# private, but another user's (as root, given away to nobody)
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -m 700 "$BATS_TEST_TMPDIR/theirs"
+		chown 65534 "$BATS_TEST_TMPDIR/theirs"
+		MEMBENCH_LOCK_DIR=$BATS_TEST_TMPDIR/theirs run "$RUN" -- -s 1000
+		assert_failure 2
+		assert_output --partial "refusing the lock directory $BATS_TEST_TMPDIR/theirs: it must be a real directory (not a symlink), owned by uid 0"
+	fi
 	mkdir -m 700 "$BATS_TEST_TMPDIR/mine"
 	ln -s "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/mine/lock"
 	MEMBENCH_LOCK_DIR=$BATS_TEST_TMPDIR/mine run "$RUN" -- -s 1000

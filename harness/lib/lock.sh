@@ -13,8 +13,9 @@
 private_dir() {
 	local owner mode
 	[ -d "$1" ] && [ ! -L "$1" ] || return 1
-	owner=$(stat -c %u "$1") mode=$(stat -c %a "$1") || return 1
-	[ "$owner" = "$(id -u)" ] && [ $((8#$mode & 8#022)) -eq 0 ]
+	owner=$(stat -c '%u %a' "$1") || return 1
+	mode=${owner#* } owner=${owner% *}
+	[ "$owner" = "$EUID" ] && [ $((8#$mode & 8#022)) -eq 0 ]
 }
 
 # lock_dir: where the lock lives.  MEMBENCH_LOCK_DIR when set; for root
@@ -45,7 +46,7 @@ take_lock() {
 		[ -d "$(dirname "$dir")" ] || mkdir -p "$(dirname "$dir")" 2>/dev/null || true
 		mkdir -m 700 "$dir" 2>/dev/null || [ -d "$dir" ] || die "cannot create the lock directory $dir"
 	fi
-	private_dir "$dir" || die "refusing the lock directory $dir: it must be a real directory (not a symlink), owned by uid $(id -u), that no one else may write"
+	private_dir "$dir" || die "refusing the lock directory $dir: it must be a real directory (not a symlink), owned by uid $EUID, that no one else may write"
 	file=$dir/lock
 	[ ! -L "$file" ] || die "refusing the lock file $file: it is a symlink"
 	exec {LOCK_FD}<>"$file" || die "cannot open the lock file $file"

@@ -39,9 +39,9 @@ die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 2; }
 plan() { printf 'dry-run: %s\n' "$*"; }
 
 is_uint() { case "$1" in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
-is_number() { printf '%s' "$1" | grep -Eq '^[0-9]+([.][0-9]+)?$'; }
+is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 is_posint() { is_uint "$1" && [ "$1" -gt 0 ]; }
-is_root() { [ "${MEMBENCH_UID:-$(id -u)}" = 0 ]; }
+is_root() { [ "${MEMBENCH_UID:-$EUID}" = 0 ]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # check_component WHAT VALUE: VALUE becomes one path component (a results
@@ -83,7 +83,7 @@ expand_cpu_list() {
 		case "$part" in
 		*-*) a=${part%-*} b=${part#*-}
 			is_uint "$a" && is_uint "$b" && [ "$a" -le "$b" ] || return 1
-			seq "$a" "$b" ;;
+			for ((; a <= b; a++)); do printf '%s\n' "$a"; done ;;
 		*) is_uint "$part" || return 1; printf '%s\n' "$part" ;;
 		esac
 	done
