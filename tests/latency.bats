@@ -147,14 +147,21 @@ level() {
 }
 
 @test "L1 latency in cycles is a small integer (one load per chase step)" {
-	# Up to three runs: on a busy machine the clock estimate or a point
-	# can be caught by preemption (seen while other builds ran).  A chase
-	# that is not one load per step fails all three.
+	# Up to eight runs: on a busy machine the clock estimate or a point
+	# can be caught by preemption (seen while other builds ran, and in a
+	# check-fresh where three runs read 3.37-4.53 cycles).  A run that
+	# says its clock estimate moved has uncertain cycles by its own
+	# account, and is not evidence either way.  A chase that is not one
+	# load per step fails all eight.
 	local cyc try
-	for try in 1 2 3; do
-		run "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
+	for try in 1 2 3 4 5 6 7 8; do
+		run --separate-stderr "$BENCH" latency --min 4K --max 16K --steps-per-octave 4 --json
 		assert_success
 		cyc=$(printf '%s\n' "$output" | level L1d cycles)
+		if jq -e '[.warnings[]? | select(test("clock estimate moved"))] | length > 0' <<<"$output" >/dev/null; then
+			echo "try $try: L1d $cyc cycles, but the clock estimate moved"
+			continue
+		fi
 		echo "try $try: L1d $cyc cycles"
 		awk -v c="$cyc" 'BEGIN {
 			r = int(c + 0.5)
