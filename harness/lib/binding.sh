@@ -40,17 +40,14 @@ load_build_info() {
 
 # detect_runtime: what bench itself says it was built with, else ldd.
 detect_runtime() {
-	local rt=''
 	if [ -n "$OPT_RUNTIME" ]; then
 		RUNTIME=$OPT_RUNTIME RUNTIME_HOW='--omp-runtime'
 		return
 	fi
-	if [ "$BUILD_JSON" != null ]; then
-		rt=$BUILD_RUNTIME
-		case "$rt" in
-		libgomp|libomp|libiomp5|none) RUNTIME=$rt RUNTIME_HOW='bench info --json'; return ;;
-		esac
-	fi
+	# empty unless load_build_info read a build from bench info
+	case "$BUILD_RUNTIME" in
+	libgomp|libomp|libiomp5|none) RUNTIME=$BUILD_RUNTIME RUNTIME_HOW='bench info --json'; return ;;
+	esac
 	if have ldd; then
 		case "$(ldd "$BENCH" 2>/dev/null)" in
 		*libgomp*) RUNTIME=libgomp ;;

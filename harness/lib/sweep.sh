@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # harness/lib/sweep.sh: what a sweep asks of bench's arguments and plan: the mode, the options it sets itself, sizes, bench --plan
-# Needs: messages.sh, options.sh (BENCH, BENCH_ARGS), binding.sh (SYSTEM_JSON).  Sourced after them, never run.
+# Needs: messages.sh, options.sh (BENCH, BENCH_ARGS), binding.sh (LIMIT_MEM_BYTES, LIMIT_CPUS).  Sourced after them, never run.
 
 # expect_mode MODE: drop MODE from the front of the bench arguments, or
 # refuse another one; a sweep decides the mode itself.
@@ -60,17 +60,16 @@ plan_value() { printf '%s\n' "$BENCH_PLAN" | sed -n "s/^$1=//p" | head -n 1; }
 bench_has_latency() { "$BENCH" latency --min 4K --max 8K >/dev/null 2>&1; }
 
 # limits_check MODE: under a cgroup's memory limit or CPU quota (bench
-# info --json's system.memory_limit and cpu_quota, in SYSTEM_JSON), what
-# bench would do with the bench arguments, asked of `bench --plan` before
-# any machine setting changes: bench's refusal (a size that cannot fit)
-# ends the run here, in bench's own words; a size the limit capped, and
-# threads above the quota, are warned of.  The rule is bench's, not a
-# copy of it.
+# info --json's system.memory_limit and cpu_quota, as load_build_info
+# left them in LIMIT_MEM_BYTES and LIMIT_CPUS), what bench would do with
+# the bench arguments, asked of `bench --plan` before any machine setting
+# changes: bench's refusal (a size that cannot fit) ends the run here,
+# in bench's own words; a size the limit capped, and threads above the
+# quota, are warned of.  The rule is bench's, not a copy of it.
 limits_check() {
-	local mode=$1 mem cpus v
-	[ "$SYSTEM_JSON" != null ] || return 0
-	mem=$LIMIT_MEM_BYTES cpus=$LIMIT_CPUS
-	[ -n "$mem$cpus" ] || return 0
+	local mode=$1 v
+	# both empty when bench info gave no system object, or no limits
+	[ -n "$LIMIT_MEM_BYTES$LIMIT_CPUS" ] || return 0
 	# every mode that runs has a plan (info measures nothing)
 	case "$mode" in stream | latency | all | mix | c2c | nodes) ;; *) return 0 ;; esac
 	bench_plan ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
