@@ -72,7 +72,8 @@ needs_openmp() {
 # competitor CPU: a task on CPU that takes the core for 1 ms every 4 ms,
 # for at most 60 s; real-time where the OS lets it (it then always
 # preempts), else an ordinary task (a woken one preempts too).  Its pid
-# is in $COMPETITOR, which teardown stops however the test ends.
+# is in $COMPETITOR, which teardown stops however the test ends; it
+# returns once the program runs.
 competitor() {
 	cat >"$BATS_TEST_TMPDIR/busy.c" <<'C'
 #include <time.h>
@@ -99,6 +100,16 @@ C
 	chrt -f 1 true 2>/dev/null || rt=()
 	taskset -c "$1" "${rt[@]}" "$BATS_TEST_TMPDIR/busy" 3>&- &
 	COMPETITOR=$!
+	# taskset and chrt exec the program in turn, and a bench started
+	# before it runs measures its clock alone (CI's stop 43 failed so):
+	# wait until the pid is the program (5 s at most)
+	local i comm=
+	for ((i = 0; i < 500; i++)); do
+		read -r comm <"/proc/$COMPETITOR/comm" || break
+		[ "$comm" = busy ] && return 0
+		sleep 0.01
+	done
+	fail "the competitor did not start (last seen as '$comm')"
 }
 
 teardown() {
