@@ -11078,6 +11078,9 @@ static void lat_report(const struct options *o, const struct system_info *si,
 		text_warnings("# WARNING: ");
 		lat_print_summary(o, si, r);
 	}
+	if (o->lmrd) /* after the curve, where lmbench's readers skip '#' */
+		for (; out.warned < nwarnings; out.warned++)
+			fprintf(stderr, "# WARNING: %s\n", warnings[out.warned]);
 }
 
 /* --curve-in's report: the summary of each block of the file. */
@@ -11259,6 +11262,20 @@ static void lat_check(struct options *o, const struct system_info *si)
 		    "threads; the OpenMP runtime's thread limit is %d "
 		    "(OMP_THREAD_LIMIT)", o->load_threads, o->load_threads + 1,
 		    omp_get_thread_limit());
+	/* -P's chases each want a CPU of their own, as --load-threads'
+	 * threads do: more of them than the CPUs (or the quota's time)
+	 * take turns, and each times the turns.  lat_mem_rd says nothing;
+	 * the run goes on, said once. */
+	if (o->parallel > 1) {
+		int cpus[MAX_THREADS], n = allowed_cpus(cpus, MAX_THREADS);
+		snprintf(b1, sizeof(b1), "-P %d: ", o->parallel);
+		if (n > 0 && o->parallel > n)
+			warn("-P %d: %d chases on %d allowed CPU%s take turns, "
+			     "and each times the turns, not the memory",
+			     o->parallel, o->parallel, n, n == 1 ? "" : "s");
+		else
+			quota_over(o->parallel, b1);
+	}
 #endif
 }
 
