@@ -344,44 +344,51 @@ EOT
 	jq -e '(.probes.tlb_local | length) > 0 and (.probes.line_a_page | length) > 0' <<<"$output" >/dev/null
 }
 
-@test "a probe point slower than a larger one is timed again, and a fall the re-timings leave makes the levels across it uncertain (BENCH_PROBE_TEST)" {
-	local bin
+@test "the points on either side of a probe's fall are timed again, and a fall the re-timings leave makes the levels across it uncertain (BENCH_PROBE_TEST)" {
+	local bin mode
 	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
-	# 3: the TLB-local chase's third-last point (430 KiB) and the
-	# line-a-page chase's third read four times their time once, as when
-	# a neighbour's burst took the cache (all inside the private L2 of
-	# the CPU it runs on, where make check's other job cannot disturb)
-	MEMBENCH_PROBE_BREAK=3 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
-	assert_success
-	# each was timed again and kept the faster reading, its first beside
-	# it (and the TLBs' excess is the kept one's over the TLB-local
-	# chase's first point, as many lines); no point is left 1.5
-	# times slower than a larger one
-	jq -e 'def falls: . as $a | [range(0; length) as $i | $a[$i + 1:][] |
-			select($a[$i].ns > 1.5 * .ns)] | length > 0;
-		.probes.retimed >= 2 and
-		(.probes.tlb_local[-3] | .first_ns > 2 * .ns) and
-		.probes.tlb_local[0].ns as $l0 |
-		(.probes.line_a_page[2] | .first_ns > 2 * .ns and .pages * 64 <= 4096 and
-			(.ns - .excess_ns - $l0 | fabs) < 1e-6 * $l0) and
-		(.probes.tlb_local | falls | not) and
-		(.probes.line_a_page | falls | not) and
-		([.summary[0].notes[] | select(test("still falls"))] | length) == 0 and
-		any(.summary[0].notes[]; test("^probe points timed again: [0-9]+ "))' <<<"$output" >/dev/null ||
-		{ jq -c '.probes.retimed, .probes.tlb_local, .probes.line_a_page[:5], .summary[0].notes' <<<"$output"; return 1; }
-	# 4: every timing of it is slowed: after its passes the fall is
-	# still there, said, and the level read across it is not certain
+	# the TLB-local chase's third-last point (430 KiB) and the
+	# line-a-page chase's third read four times their time once (3), as
+	# when a neighbour's burst took the cache, or a quarter (5), as when
+	# a chain just built held the shared L3 for a while; all inside the
+	# private L2 of the CPU it runs on, where make check's other job
+	# cannot make a real fall
+	for mode in 3 5; do
+		MEMBENCH_PROBE_BREAK=$mode run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
+		assert_success
+		# each was timed again, the new reading kept and the first beside
+		# it (and the TLBs' excess is the kept one's over the TLB-local
+		# chase's first point, as many lines); no point is left 1.5 times
+		# slower than a larger one
+		jq -e --argjson mode "$mode" 'def falls: . as $a | [range(0; length) as $i |
+				$a[$i + 1:][] | select($a[$i].ns > 1.5 * .ns)] | length > 0;
+			def disturbed: if $mode == 3 then .first_ns > 2 * .ns
+				else .first_ns < .ns / 2 end;
+			.probes.retimed >= 2 and
+			(.probes.tlb_local[-3] | disturbed) and
+			.probes.tlb_local[0].ns as $l0 |
+			(.probes.line_a_page[2] | disturbed and .pages * 64 <= 4096 and
+				(.ns - .excess_ns - $l0 | fabs) < 1e-6 * $l0) and
+			(.probes.tlb_local | falls | not) and
+			(.probes.line_a_page | falls | not) and
+			([.summary[0].notes[] | select(test("still falls"))] | length) == 0 and
+			any(.summary[0].notes[]; test("^probe points timed again: [0-9]+ "))' <<<"$output" >/dev/null ||
+			{ jq -c '.probes.retimed, .probes.tlb_local, .probes.line_a_page[:5], .summary[0].notes' <<<"$output"; return 1; }
+	done
+	# 4: every timing of the TLB-local point is slowed: after its passes
+	# the fall is still there, said, and the level read across it is not
+	# certain
 	MEMBENCH_PROBE_BREAK=4 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
 	assert_success
 	jq -e '.probes.tlb_local[-3] as $p | .probes.retimed >= 3 and $p.first_ns > 0 and
 		([.summary[0].levels[] | select(.from_bytes <= $p.bytes and
-			(.boundary_bytes // .to_bytes) >= $p.bytes)] |
+			(.boundary_bytes // infinite) >= $p.bytes)] |
 		 length > 0 and all(.certain == false)) and
-		any(.summary[0].notes[]; test("^the TLB-local chase still falls from 430.5 KiB to 469.5 KiB when timed again: "))' <<<"$output" >/dev/null ||
+		any(.summary[0].notes[]; test("^the TLB-local chase still falls from 430.5 KiB to 512 KiB when timed again: "))' <<<"$output" >/dev/null ||
 		{ jq -c '.probes.retimed, .probes.tlb_local[-4:], .summary[0].levels, .summary[0].notes' <<<"$output"; return 1; }
 	MEMBENCH_PROBE_BREAK=4 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8
 	assert_success
-	assert_line --regexp '^# stride=64: the TLB-local chase still falls from 430.5 KiB to 469.5 KiB when timed again: .* not certain$'
+	assert_line --regexp '^# stride=64: the TLB-local chase still falls from 430.5 KiB to 512 KiB when timed again: .* not certain$'
 	assert_line --regexp '^# stride=64: L1d .* \| L2\? [0-9.]+ ns .*from '
 }
 
