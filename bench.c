@@ -10074,9 +10074,7 @@ struct lat_probe {
 	struct lat_tlb tlb[LAT_MAX_LEVELS];
 	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
 	int mem_reached;               /* TLB-local's last level is DRAM */
-	int retimed;                   /* re-timings of points that fell */
-	int fall_lo, fall_hi;          /* TLB-local points across a fall the
-					* re-timings left; -1: none */
+	int retimed;                   /* re-timings on either side of falls */
 };
 
 /* One latency run: the curve, its summaries, and what --chains and
