@@ -162,7 +162,8 @@ level() {
 			echo "try $try: L1d $cyc cycles, but the clock estimate moved"
 			continue
 		fi
-		echo "try $try: L1d $cyc cycles"
+		# the clock beside it, so a failure says which side moved
+		echo "try $try: L1d $cyc cycles, $(level L1d ns <<<"$output") ns; clock $(jq -c .clock <<<"$output")"
 		awk -v c="$cyc" 'BEGIN {
 			r = int(c + 0.5)
 			exit !(r >= 2 && r <= 8 && c - r < 0.3 && r - c < 0.3) }' &&
