@@ -6187,15 +6187,20 @@ static void json_end(void)
 	json_close('}');
 }
 
-/* Print the warnings the text has not shown yet, each after prefix (the
- * programs choose it so their text format stays parseable); returns how
- * many were printed. */
-static int text_warnings(const char *prefix)
+/* Print on f the warnings the text has not shown yet, each after prefix
+ * (the programs choose it so their text format stays parseable);
+ * returns how many were printed. */
+static int warnings_to(FILE *f, const char *prefix)
 {
 	int n = 0;
 	for (; out.warned < nwarnings; out.warned++, n++)
-		printf("%s%s\n", prefix, warnings[out.warned]);
+		fprintf(f, "%s%s\n", prefix, warnings[out.warned]);
 	return n;
+}
+
+static int text_warnings(const char *prefix)
+{
+	return warnings_to(stdout, prefix);
 }
 
 /* --placement's line for one array or buffer, after prefix: how many
@@ -11091,8 +11096,7 @@ static void lat_report(const struct options *o, const struct system_info *si,
 		lat_print_summary(o, si, r);
 	}
 	if (o->lmrd) /* after the curve, where lmbench's readers skip '#' */
-		for (; out.warned < nwarnings; out.warned++)
-			fprintf(stderr, "# WARNING: %s\n", warnings[out.warned]);
+		warnings_to(stderr, "# WARNING: ");
 }
 
 /* --curve-in's report: the summary of each block of the file. */
@@ -11432,7 +11436,7 @@ static int lat_retime(struct lat_chain *c, struct lat_point *p, int from,
 {
 	int pass, i, done = 0, again = 1;
 	double lo, hi;
-	char *redo = calloc((size_t)n + 1, 1);
+	char *redo = malloc((size_t)n + 1); /* cleared each pass */
 	void *heads[1];
 	if (!redo)
 		die("out of memory for the probes");

@@ -101,7 +101,7 @@ C
 	taskset -c "$1" "${rt[@]}" "$BATS_TEST_TMPDIR/busy" 3>&- &
 	COMPETITOR=$!
 	# taskset and chrt exec the program in turn, and a bench started
-	# before it runs measures its clock alone (CI's stop 43 failed so):
+	# before it runs measures its clock alone (a CI run failed so):
 	# wait until the pid is the program (5 s at most)
 	local i comm=
 	for ((i = 0; i < 500; i++)); do
