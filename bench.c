@@ -270,6 +270,18 @@
 #ifndef LAT_LOCAL_PAGES
 #define LAT_LOCAL_PAGES 64
 #endif
+/* Above one window the TLB-local chase times every other size of the
+ * sweep (when the sweep takes more than four steps an octave, so still
+ * the line-a-page chase's density), always the first above the window
+ * and the last LAT_TAIL_PTS (memory's own latency), then each size it
+ * skipped whose two neighbours read more than LAT_LOCAL_FILL times
+ * apart.  A random chase reads no faster on more lines, so a skipped
+ * size lies between neighbours that agree (within a flat stretch's
+ * LAT_PLATEAU_TOL): a flat stretch costs half, and an edge keeps every
+ * size of the sweep. */
+#ifndef LAT_LOCAL_FILL
+#define LAT_LOCAL_FILL 1.1
+#endif
 #ifndef LAT_TLB_FIRST_PAGES
 #define LAT_TLB_FIRST_PAGES 16
 #endif
@@ -10070,7 +10082,7 @@ struct lat_probe {
 	int ran;
 	char why[240];                 /* when not: why, said once */
 	double page;                   /* bytes of the pages they crossed */
-	struct lat_point *local;       /* TLB-local, at the sweep's sizes */
+	struct lat_point *local;       /* TLB-local, at sweep sizes */
 	struct lat_point *lpage;       /* line-a-page; bytes: pages x page */
 	double *excess;                /* lpage's ns beyond TLB-local's */
 	int nlocal, nlpage, shared; /* shared: TLB-local points the sweep's */
@@ -11425,6 +11437,19 @@ static int lat_falls(const struct lat_point *p, int from, int n,
 	return *lo > 0;
 }
 
+/* Time a probe's chain of `lines` lines (held to windows of `check`
+ * bytes: one is checked to leave each once) into p; settle as
+ * lat_time_point's. */
+static void lat_probe_time(struct lat_chain *c, size_t lines, size_t check,
+			   int settle, struct lat_point *p)
+{
+	void *heads[1];
+	heads[0] = lat_chain_build(c, lines);
+	lat_chain_verify(heads[0], lines);
+	lat_chain_verify_probe(c, heads[0], lines, check);
+	lat_time_point(heads, 1, p, settle);
+}
+
 /* Time again, settled, each point of p[from..n) on either side of a
  * fall, on chain c (its lines: bytes / unit, held to windows of `check`
  * bytes), and keep the new reading, the first in first_ns; up to
@@ -11437,7 +11462,6 @@ static int lat_retime(struct lat_chain *c, struct lat_point *p, int from,
 	int pass, i, done = 0, again = 1;
 	double lo, hi;
 	char *redo = malloc((size_t)n + 1); /* cleared each pass */
-	void *heads[1];
 	if (!redo)
 		die("out of memory for the probes");
 	for (pass = 0; pass < LAT_RETIME_PASSES && again; pass++) {
@@ -11445,13 +11469,9 @@ static int lat_retime(struct lat_chain *c, struct lat_point *p, int from,
 		lat_falls(p, from, n, redo, &lo, &hi);
 		for (i = from, again = 0; i < n; i++) {
 			struct lat_point q;
-			size_t lines = p[i].bytes / unit;
 			if (!redo[i])
 				continue;
-			heads[0] = lat_chain_build(c, lines);
-			lat_chain_verify(heads[0], lines);
-			lat_chain_verify_probe(c, heads[0], lines, check);
-			lat_time_point(heads, 1, &q, 1);
+			lat_probe_time(c, p[i].bytes / unit, check, 1, &q);
 			if (p + i == disturb)
 				lat_probe_disturb(&q.ns);
 			q.stride = p[i].stride;
@@ -11466,15 +11486,16 @@ static int lat_retime(struct lat_chain *c, struct lat_point *p, int from,
 	return done;
 }
 
-/* The probes' points: the TLB-local chase at the sweep's sizes, then the
- * line-a-page chase from LAT_TLB_FIRST_PAGES pages to the buffer's, at
- * half the sweep's steps an octave (four by default), and each of its
- * points' excess over the TLB-local chase of as many lines (the same
- * room in the caches).  A chain no larger than one window is the full
- * random chase itself (the window holds all its lines, in random
- * order), so there the TLB-local curve takes the sweep's own points,
- * full[], rather than time the same chase twice.  Last, the points on
- * either side of a fall of either curve are timed again (lat_retime). */
+/* The probes' points: the TLB-local chase at the sweep's sizes (above
+ * one window, those LAT_LOCAL_FILL picks), then the line-a-page chase
+ * from LAT_TLB_FIRST_PAGES pages to the buffer's, at half the sweep's
+ * steps an octave (four by default), and each of its points' excess
+ * over the TLB-local chase of as many lines (the same room in the
+ * caches).  A chain no larger than one window is the full random chase
+ * itself (the window holds all its lines, in random order), so there
+ * the TLB-local curve takes the sweep's own points, full[], rather than
+ * time the same chase twice.  Last, the points on either side of a fall
+ * of either curve are timed again (lat_retime). */
 static void lat_probe_measure(const struct options *o, struct lat_run *r,
 			      const size_t *sizes, int n, size_t stride,
 			      const struct lat_point *full)
@@ -11484,32 +11505,50 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	size_t page = (size_t)pr->page, maxpages = (size_t)o->lat_max / page;
 	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max
 					    : LAT_LOCAL_PAGES * page;
-	int i, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
-	void *heads[1];
+	size_t local = LAT_LOCAL_PAGES * page;
+	int i, pass, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
+	struct lat_point *disturb = NULL;
 	pr->local = calloc((size_t)cap, sizeof(*pr->local));
 	pr->lpage = pr->local + n;
 	pr->excess = malloc((size_t)cap * sizeof(*pr->excess));
 	if (!pr->local || !pr->excess)
 		die("out of memory for the probes");
+	/* TLB-local, at its sweep index i (bytes 0: not timed), then the
+	 * points it timed moved down in place */
 	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride, P_PAGE,
 		       win);
-	for (i = 0; i < n; i++) {
-		struct lat_point *p = &pr->local[pr->nlocal++];
-		size_t lines = sizes[i] / stride;
-		if (sizes[i] <= LAT_LOCAL_PAGES * page) {
-			*p = full[i];
-			pr->shared++;
-			continue;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			struct lat_point *p = &pr->local[i];
+			int want;
+			if (sizes[i] <= local) {
+				*p = full[i];
+				continue;
+			}
+			if (pass == 0)
+				want = o->spo <= 4 || (n - 1 - i) % 2 == 0 ||
+				       i + LAT_TAIL_PTS >= n || i == 0 ||
+				       sizes[i - 1] <= local;
+			else /* between two timed points (pass 0's rule) */
+				want = !p->bytes &&
+				       (p[-1].ns > LAT_LOCAL_FILL * p[1].ns ||
+					p[1].ns > LAT_LOCAL_FILL * p[-1].ns);
+			if (!want)
+				continue;
+			lat_probe_time(&c, sizes[i] / stride, local, 0, p);
+			if (i == n - 3)
+				lat_probe_disturb(&p->ns);
+			r->unstable += !p->stable;
+			p->stride = stride;
+			p->bytes = sizes[i];
 		}
-		heads[0] = lat_chain_build(&c, lines);
-		lat_chain_verify(heads[0], lines);
-		lat_chain_verify_probe(&c, heads[0], lines, LAT_LOCAL_PAGES * page);
-		lat_time_point(heads, 1, p, 0);
-		if (i == n - 3)
-			lat_probe_disturb(&p->ns);
-		r->unstable += !p->stable;
-		p->stride = stride;
-		p->bytes = sizes[i];
+	for (i = 0; i < n; i++) {
+		if (!pr->local[i].bytes)
+			continue;
+		if (i == n - 3 && lat_probe_break() == 4)
+			disturb = pr->local + pr->nlocal;
+		pr->shared += sizes[i] <= local;
+		pr->local[pr->nlocal++] = pr->local[i];
 	}
 	lat_chain_free(&c);
 	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride,
@@ -11522,10 +11561,7 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 			np = maxpages;
 		if (pr->nlpage && (double)np * (double)page <= (double)p[-1].bytes)
 			break;
-		heads[0] = lat_chain_build(&c, np);
-		lat_chain_verify(heads[0], np);
-		lat_chain_verify_probe(&c, heads[0], np, page);
-		lat_time_point(heads, 1, p, 0);
+		lat_probe_time(&c, np, page, 0, p);
 		if (pr->nlpage == 2)
 			lat_probe_disturb(&p->ns);
 		r->unstable += !p->stable;
@@ -11538,9 +11574,7 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride, P_PAGE,
 		       win);
 	pr->retimed += lat_retime(&c, pr->local, pr->shared, pr->nlocal, stride,
-				  LAT_LOCAL_PAGES * page,
-				  lat_probe_break() == 4 && n > 3 ? pr->local + n - 3
-								   : NULL);
+				  local, disturb);
 	lat_chain_free(&c);
 	for (i = 0; i < pr->nlpage; i++)
 		pr->excess[i] = pr->lpage[i].ns -

@@ -133,6 +133,33 @@ level() {
 	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
 }
 
+@test "the TLB-local chase times every other size above its window, and each size skipped between two points that read apart" {
+	# eight steps an octave across the L2's edge: flat stretches at half
+	# the sweep's sizes, the edge at all of them.  A size is timed when
+	# it is the first above the window, one of the last three (memory's
+	# own latency), every other one counting down from the largest, or
+	# between two of those that read more than 1.1 times apart (at their
+	# first readings, before any re-timing)
+	run --separate-stderr "$BENCH" latency --min 128K --max 4M --json
+	assert_success
+	jq -e '.probes.local_window_bytes as $w | (.curve | map(.bytes)) as $c |
+		($c | length) as $n | (.probes.tlb_local | map(.bytes)) as $l |
+		(.probes.tlb_local | map({key: (.bytes | tostring),
+			value: (.first_ns // .ns)}) | from_entries) as $t |
+		([range(0; $n) | select($c[.] > $w)][0]) as $i0 |
+		def at($i): $t[$c[$i] | tostring];
+		def coarse($i): ($n - 1 - $i) % 2 == 0 or $i + 3 >= $n or $i == $i0;
+		def apart($i): (at($i - 1) / at($i + 1)) as $r | $r > 1.1 or $r < 1 / 1.1;
+		$i0 != null and ($l - $c) == [] and ($l == ($l | sort)) and
+		([range(0; $i0) | at(.) != null] | all) and
+		([range($i0; $n) | select(coarse(.)) | at(.) != null] | all) and
+		([range($i0; $n) | select(coarse(.) | not) | (at(.) != null) == apart(.)] | all) and
+		([range($i0; $n) | select(at(.) == null)] | length > 0) and
+		([range($i0; $n) | select(coarse(.) | not) | select(apart(.))] | length > 0)' \
+		<<<"$output" >/dev/null ||
+		{ jq -c '.probes.local_window_bytes, [.curve[] | .bytes], [.probes.tlb_local[] | [.bytes, .ns, .first_ns]]' <<<"$output"; return 1; }
+}
+
 @test "where the probes cannot run, the summary says so once and reads the full random curve, marking edges a TLB could explain" {
 	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4
 	assert_success
