@@ -11506,42 +11506,41 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max
 					    : LAT_LOCAL_PAGES * page;
 	size_t local = LAT_LOCAL_PAGES * page;
-	int i, pass, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
+	int i, k, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
 	struct lat_point *disturb = NULL;
 	pr->local = calloc((size_t)cap, sizeof(*pr->local));
 	pr->lpage = pr->local + n;
 	pr->excess = malloc((size_t)cap * sizeof(*pr->excess));
 	if (!pr->local || !pr->excess)
 		die("out of memory for the probes");
-	/* TLB-local, at its sweep index i (bytes 0: not timed), then the
-	 * points it timed moved down in place */
+	/* TLB-local, at its sweep index (bytes 0: not timed), in the
+	 * sweep's order: a size skipped is timed right after the next,
+	 * when the two beside it read apart; then the points it timed are
+	 * moved down in place */
 	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride, P_PAGE,
 		       win);
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < n; i++) {
-			struct lat_point *p = &pr->local[i];
-			int want;
-			if (sizes[i] <= local) {
-				*p = full[i];
-				continue;
-			}
-			if (pass == 0)
-				want = o->spo <= 4 || (n - 1 - i) % 2 == 0 ||
-				       i + LAT_TAIL_PTS >= n || i == 0 ||
-				       sizes[i - 1] <= local;
-			else /* between two timed points (pass 0's rule) */
-				want = !p->bytes &&
-				       (p[-1].ns > LAT_LOCAL_FILL * p[1].ns ||
-					p[1].ns > LAT_LOCAL_FILL * p[-1].ns);
-			if (!want)
-				continue;
-			lat_probe_time(&c, sizes[i] / stride, local, 0, p);
-			if (i == n - 3)
+	for (i = 0; i < n; i++) {
+		if (sizes[i] <= local) {
+			pr->local[i] = full[i];
+			continue;
+		}
+		if (o->spo > 4 && (n - 1 - i) % 2 && i + LAT_TAIL_PTS < n &&
+		    i > 0 && sizes[i - 1] > local)
+			continue;
+		for (k = i; k >= 0 && k >= i - 1; k--) {
+			struct lat_point *p = &pr->local[k];
+			if (k < i && (p->bytes ||
+				      (p[-1].ns <= LAT_LOCAL_FILL * p[1].ns &&
+				       p[1].ns <= LAT_LOCAL_FILL * p[-1].ns)))
+				break;
+			lat_probe_time(&c, sizes[k] / stride, local, 0, p);
+			if (k == n - 3)
 				lat_probe_disturb(&p->ns);
 			r->unstable += !p->stable;
 			p->stride = stride;
-			p->bytes = sizes[i];
+			p->bytes = sizes[k];
 		}
+	}
 	for (i = 0; i < n; i++) {
 		if (!pr->local[i].bytes)
 			continue;

@@ -105,6 +105,14 @@ each_variant() {
 	each_variant latency --max 256K
 }
 
+@test "sanitized: latency's probes, from a first size above the TLB-local window" {
+	# 1 MiB is above the 64-page window and holds the 128 pages the
+	# line-a-page chase needs: both probes run, the TLB-local chase
+	# skipping and filling in sizes from the sweep's first
+	each_variant latency --min 1M --max 2M --json
+	jq -e '(.probes.tlb_local | length) > 0 and (.probes.line_a_page | length) > 0' <<<"$output" >/dev/null
+}
+
 @test "sanitized: latency with chains and the page pattern" {
 	each_variant latency --max 256K --chains 4 --pattern page
 }
