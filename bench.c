@@ -82,6 +82,7 @@
 #include <omp.h>
 #endif
 #ifdef __linux__
+#include <dirent.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #endif
@@ -1104,21 +1105,39 @@ static const char *win_large_pages_refused(void)
 }
 #endif
 
-/* Memory on the OS's huge pages of hp bytes (MAP_HUGETLB; Windows'
- * MEM_LARGE_PAGES); NULL where it cannot give them. */
-static void *os_map_huge(size_t len)
+/* The kernel's code for a huge page of `page` bytes in mmap's and
+ * shmget's flags: log2 of the size at bit 26 (MAP_HUGE_SHIFT,
+ * SHM_HUGE_SHIFT, Linux 3.8); 0 asks for the default size. */
+#define HUGE_SIZE_SHIFT 26
+static int huge_size_flag(size_t page)
+{
+	int lg = 0;
+	while (page > 1) {
+		page >>= 1;
+		lg++;
+	}
+	return lg << HUGE_SIZE_SHIFT;
+}
+
+/* Memory on the OS's huge pages (MAP_HUGETLB; Windows' MEM_LARGE_PAGES)
+ * of `page` bytes, or the default size for 0; NULL where it cannot give
+ * them. */
+static void *os_map_huge(size_t len, size_t page)
 {
 #if defined(_WIN32)
+	(void)page;
 	if (win_large_pages_refused())
 		return NULL;
 	return VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT | MEM_LARGE_PAGES,
 			    PAGE_READWRITE);
 #elif defined(MAP_HUGETLB)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+		       (page ? huge_size_flag(page) : 0), -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 #else
 	(void)len;
+	(void)page;
 	return NULL;
 #endif
 }
@@ -1145,15 +1164,21 @@ static void os_aligned_free(void *p)
 }
 
 /* System V shared memory, marked for removal at once: the segment then
- * disappears when we detach or die, whatever the exit path.  NULL where
- * the OS has none (Windows). */
-static void *os_shm_alloc(size_t len)
+ * disappears when we detach or die, whatever the exit path; on huge
+ * pages of `page` bytes (SHM_HUGETLB) unless page is 0.  NULL where the
+ * OS has none (Windows). */
+#ifndef SHM_HUGETLB
+#define SHM_HUGETLB 04000
+#endif
+static void *os_shm_alloc(size_t len, size_t page)
 {
 #ifdef _WIN32
 	(void)len;
+	(void)page;
 	return NULL;
 #else
-	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
+	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600 |
+			(page ? SHM_HUGETLB | huge_size_flag(page) : 0));
 	void *p;
 	if (id < 0)
 		return NULL;
@@ -1200,6 +1225,18 @@ static int read_first_line(const char *path, char *buf, size_t len)
 	n = strlen(buf);
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
+	return 0;
+}
+
+/* Whether word w appears in the space-separated list s. */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+	for (p = s; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == s || isspace((unsigned char)p[-1])) &&
+		    (p[n] == '\0' || isspace((unsigned char)p[n])))
+			return 1;
 	return 0;
 }
 
@@ -2390,6 +2427,7 @@ struct options {
 	long threads; /* 0: runtime default */
 	enum alloc_mode alloc;     /* bandwidth arrays */
 	enum alloc_mode lat_alloc; /* latency chase buffer */
+	unsigned long long page_size; /* --page-size: hugetlb's and shm's; 0 */
 	unsigned kernels; /* bit per kernel_defs[] entry */
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
 	int isa;       /* an isa_level, ISA_AUTO or ISA_UNSET (run_isa()) */
@@ -3078,6 +3116,9 @@ static const struct option_def option_defs[] = {
 	 DEF_KNOB(BENCH_ALLOC), M_RUN | M_NODES,
 	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
 	 ", latency " LAT_ALLOC ", nodes " NODES_ALLOC ")"},
+	{"page-size", 0, "SIZE", OPT_BYTES(1), SETS(page_size, ULL), DEF_ZERO,
+	 M_RUN | M_NODES, "huge page size of --alloc hugetlb and shm, such as 2M or 1G "
+	 "(default: hugetlb the system's default, shm none)"},
 	{"kernels", 0, "LIST", OPT_CALL(parse_kernels), SETS_NOTHING,
 	 DEF_KNOB(BENCH_KERNELS), M_KERNELS | M_NODES,
 	 "comma list of " KERNEL_NAMES " or all (nodes: " NODES_KERNELS ")"},
@@ -3546,33 +3587,159 @@ static size_t hugetlb_page_bytes(void)
 #endif
 }
 
+/* One count of the kernel's pool of huge pages of `kib` KiB
+ * ("nr_hugepages", "free_hugepages", "resv_hugepages" under
+ * /sys/kernel/mm/hugepages/hugepages-<kib>kB); -1 where the kernel has
+ * no pool of that size. */
+static long long hugetlb_pool_value(unsigned long long kib, const char *what)
+{
+	char path[512], buf[64];
+	snprintf(path, sizeof(path), "%s/kernel/mm/hugepages/hugepages-%llukB/%s",
+		 sysfs_root(), kib, what);
+	if (read_first_line(path, buf, sizeof(buf)) != 0 ||
+	    !isdigit((unsigned char)buf[0]))
+		return -1;
+	return atoll(buf);
+}
+
+/* The huge page sizes the kernel offers, smallest first, into kib[] (at
+ * most max): the hugepages-<kB>kB directories of /sys/kernel/mm/hugepages.
+ * Their count; 0 where there are none, or no such directory. */
+static int hugetlb_sizes(unsigned long long *kib, int max)
+{
+	int n = 0;
+#ifdef __linux__
+	char path[512];
+	DIR *d;
+	struct dirent *e;
+	snprintf(path, sizeof(path), "%s/kernel/mm/hugepages", sysfs_root());
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL && n < max) {
+		unsigned long long k;
+		int end = 0, i;
+		if (sscanf(e->d_name, "hugepages-%llukB%n", &k, &end) != 1 ||
+		    end == 0 || e->d_name[end] || k == 0)
+			continue;
+		for (i = n++; i > 0 && kib[i - 1] > k; i--) /* insertion */
+			kib[i] = kib[i - 1];
+		kib[i] = k;
+	}
+	closedir(d);
+#else
+	(void)kib;
+	(void)max;
+#endif
+	return n;
+}
+
+/* The sizes hugetlb_sizes() finds, in words: "2 MiB and 1 GiB", "none". */
+static void hugetlb_sizes_words(char *buf, size_t len)
+{
+	unsigned long long kib[16];
+	int n = hugetlb_sizes(kib, 16), i;
+	snprintf(buf, len, "%s", n ? "" : "none");
+	for (i = 0; i < n; i++) {
+		char b[32];
+		size_t used = strlen(buf);
+		format_bytes(b, sizeof(b), kib[i] * 1024);
+		snprintf(buf + used, len - used, "%s%s",
+			 i == 0 ? "" : i + 1 == n ? " and " : ", ", b);
+	}
+}
+
+/* Whether /proc/cpuinfo's first "flags" line (x86's CPUID bits) has
+ * `flag`; -1 where there is no such line. */
+static int cpuinfo_flag(const char *flag)
+{
+	char path[512], line[4096];
+	int has = -1;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
+	if ((f = pseudo_open(path)) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "flags", 5) == 0 &&
+		    (line[5] == ' ' || line[5] == '\t') && strchr(line, ':')) {
+			has = has_word(strchr(line, ':') + 1, flag);
+			break;
+		}
+	fclose(f);
+	return has;
+}
+
+/* Refuse, before anything is allocated, a --page-size the machine does
+ * not offer: not a power of two, no larger than the base page, a size
+ * the kernel keeps no pool of (1 GiB on a CPU without pdpe1gb). */
+static void page_size_check(unsigned long long page)
+{
+	char b[32], words[160];
+	format_bytes(b, sizeof(b), page);
+#ifndef __linux__
+	die("--page-size %s: only Linux lets a run choose its huge page size", b);
+#else
+	if (page & (page - 1))
+		die("--page-size %s: not a power of two", b);
+	if (page <= (unsigned long long)os_page_bytes())
+		die("--page-size %s: not larger than the base page of %ld bytes",
+		    b, os_page_bytes());
+	if (hugetlb_pool_value(page / 1024, "nr_hugepages") >= 0)
+		return;
+	hugetlb_sizes_words(words, sizeof(words));
+#if defined(__x86_64__) || defined(__i386__)
+	if (page == 1ULL << 30 && cpuinfo_flag("pdpe1gb") == 0)
+		die("--page-size %s: this CPU has no 1 GiB pages (no pdpe1gb "
+		    "among the flags of %s/cpuinfo); the kernel offers %s", b,
+		    procfs_root(), words);
+#endif
+	die("--page-size %s: the kernel keeps no pool of that size; it offers "
+	    "huge pages of %s (%s/kernel/mm/hugepages)", b, words, sysfs_root());
+#endif
+}
+
 /* Refuse --alloc hugetlb before mmap when the pool is too small: a
  * process that overruns the pool can be killed by SIGBUS (libhugetlbfs
- * users know this as the run that dies when pages run out). */
-static void hugetlb_check_pool(size_t total_pages, const char *flag)
+ * users know this as the run that dies when pages run out).  page: the
+ * size --page-size named, whose pool is its own; 0, the default one. */
+static void hugetlb_check_pool(size_t total_pages, const char *flag,
+			       unsigned long long page)
 {
 #ifdef _WIN32
 	/* Windows keeps no pool: large pages come from free memory, for a
 	 * process with the privilege */
 	const char *why = win_large_pages_refused();
 	(void)total_pages;
+	(void)page;
 	if (why)
 		die("%s: %s", flag, why);
 #else
 	long long free_p = meminfo_value("HugePages_Free");
 	long long rsvd = meminfo_value("HugePages_Rsvd");
-	char path[512], nr[64] = "?";
+	char path[512], nr[64] = "?", b[32];
 	long long avail;
 	snprintf(path, sizeof(path), "%s/sys/vm/nr_hugepages", procfs_root());
+	if (page) {
+		free_p = hugetlb_pool_value(page / 1024, "free_hugepages");
+		rsvd = hugetlb_pool_value(page / 1024, "resv_hugepages");
+		snprintf(path, sizeof(path),
+			 "%s/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages",
+			 sysfs_root(), page / 1024);
+	}
 	read_first_line(path, nr, sizeof(nr));
 	if (free_p < 0)
 		die("%s: this kernel reports no huge page pool", flag);
 	avail = free_p - (rsvd > 0 ? rsvd : 0);
+	b[0] = '\0';
+	if (page) { /* the default size goes unnamed, as it always has */
+		strcpy(b, " of ");
+		format_bytes(b + 4, sizeof(b) - 4, page);
+	}
 	if (avail < (long long)total_pages)
-		die("%s: needs %zu huge pages but only %lld are free "
-		    "(nr_hugepages=%s); reserve more, e.g. echo %lld > "
-		    "/proc/sys/vm/nr_hugepages", flag, total_pages, avail, nr,
-		    atoll(nr) + (long long)total_pages - avail);
+		die("%s: needs %zu huge pages%s but only %lld are free "
+		    "(nr_hugepages=%s); reserve more, e.g. echo %lld > %s", flag,
+		    total_pages, b, avail, nr,
+		    atoll(nr) + (long long)total_pages - avail,
+		    page ? path : "/proc/sys/vm/nr_hugepages");
 #endif
 }
 
@@ -3666,7 +3833,9 @@ struct alloc_plan {
 	unsigned long long llc;        /* one reported LLC, 0 unknown */
 	int llc_instances;             /* LLCs in the machine */
 	unsigned long long rule_elems; /* STREAM's rule for all of them */
-	size_t huge_page;      /* bytes of a default huge page; 0 unknown */
+	size_t huge_page;      /* bytes of a huge page: --page-size's, or the
+				* default one; 0 unknown */
+	size_t page_size;      /* --page-size for hugetlb and shm; 0 none */
 	size_t huge_pages;     /* such pages the regions fill */
 	unsigned long long room;   /* what the memory limit lets it take; ULLONG_MAX none */
 	unsigned long long wanted; /* bandwidth: elements before the limit capped them; 0 not capped */
@@ -3694,6 +3863,16 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 	p->llc_instances = llc_instances > 0 ? llc_instances : 1;
 	p->rule_elems = stream_rule_elements(llc * (unsigned long long)p->llc_instances);
 	p->huge_page = hugetlb_page_bytes();
+	if (o->page_size) { /* the plan's mode decides whether it applies */
+		enum alloc_mode m = part == M_LATENCY ? o->lat_alloc : o->alloc;
+		if (m != A_HUGETLB && m != A_SHM)
+			die("--page-size: it picks the huge pages of --alloc hugetlb "
+			    "or shm, and this run's %s --alloc %s",
+			    part == M_LATENCY ? "chase buffer is" : "arrays are",
+			    alloc_names[m]);
+		page_size_check(o->page_size);
+		p->huge_page = p->page_size = (size_t)o->page_size;
+	}
 	if (part == M_LATENCY) {
 		char b1[32], b2[32];
 		char max[64];
@@ -3902,8 +4081,10 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 		if (!p->huge_page)
 			die("%s: this kernel reports no huge page size", p->flag);
 		if (check_pool)
-			hugetlb_check_pool(p->huge_pages, p->flag);
+			hugetlb_check_pool(p->huge_pages, p->flag, p->page_size);
 	}
+	if (p->mode == A_SHM && p->page_size && check_pool)
+		hugetlb_check_pool(p->huge_pages, p->flag, p->page_size);
 }
 
 struct region {
@@ -3914,8 +4095,11 @@ struct region {
 	enum alloc_mode mode;
 };
 
+/* One region of `bytes` (plus `shift` before them) by mode; hugetlb and
+ * shm on huge pages of `page` bytes where page is not 0 (--page-size:
+ * hugetlb then asks for that size, shm for huge pages at all). */
 static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
-			size_t shift, elem_t *static_array)
+			size_t shift, elem_t *static_array, size_t page)
 {
 	size_t len = bytes + shift;
 	memset(r, 0, sizeof(*r));
@@ -3959,9 +4143,9 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 		return 0;
 	}
 	case A_HUGETLB: {
-		size_t hp = hugetlb_page_bytes();
+		size_t hp = page ? page : hugetlb_page_bytes();
 		size_t maplen = round_up(len, hp ? hp : HUGE_2M);
-		char *p = os_map_huge(maplen);
+		char *p = os_map_huge(maplen, page);
 		if (!p)
 			return -1;
 		r->map = p;
@@ -3970,7 +4154,7 @@ static int region_alloc(struct region *r, size_t bytes, enum alloc_mode mode,
 		return 0;
 	}
 	case A_SHM: {
-		void *p = os_shm_alloc(len);
+		void *p = os_shm_alloc(page ? round_up(len, page) : len, page);
 		if (!p)
 			return -1;
 		r->map = p;
@@ -4018,7 +4202,7 @@ static void alloc_regions(const struct alloc_plan *p, struct region *reg)
 	for (i = 0; i < p->regions; i++) {
 		char what[32];
 		if (region_alloc(&reg[i], p->bytes, p->mode, p->shift[i],
-				 statics[i]) == 0)
+				 statics[i], p->page_size) == 0)
 			continue;
 		if (p->part == M_LATENCY)
 			snprintf(what, sizeof(what), "the chase buffer");
@@ -4040,16 +4224,20 @@ static unsigned long thp_page_kib(void)
 	return 2048;
 }
 
-/* The page size a region of mode will most likely get, known before it
- * is touched: the huge page pool's for hugetlb; a transparent huge page
- * where THP will serve it (THP always, or madvise for thp, which asks
- * for it; System V segments follow shmem's own setting, not asked here);
- * else the base page.  The page report says afterwards what it got. */
-static size_t expected_page_bytes(enum alloc_mode mode)
+/* The page size a region of plan p will most likely get, known before
+ * it is touched: --page-size's, or the huge page pool's for hugetlb; a
+ * transparent huge page where THP will serve it (THP always, or madvise
+ * for thp, which asks for it; System V segments follow shmem's own
+ * setting, not asked here); else the base page.  The page report says
+ * afterwards what it got. */
+static size_t expected_page_bytes(const struct alloc_plan *p)
 {
 	char path[512], line[128];
 	const char *lb, *rb;
 	size_t base = (size_t)os_page_bytes();
+	enum alloc_mode mode = p->mode;
+	if (p->page_size)
+		return p->page_size;
 	if (mode == A_HUGETLB)
 		return hugetlb_page_bytes() ? hugetlb_page_bytes() : base;
 	if (mode == A_SHM)
@@ -4204,6 +4392,21 @@ static void page_report(const void *addr, size_t bytes, struct page_report *pr)
 	 * transparent huge pages, report their size instead. */
 	if (pr->huge_pct >= 50.0 && pr->kernel_page_kib < thp_page_kib())
 		pr->page_kib = thp_page_kib();
+}
+
+/* --page-size's pages, as smaps says the kernel gave them: a mapping
+ * whose KernelPageSize is another size is said (it cannot be, when
+ * mmap and shmget are given the size; this checks that it was not). */
+static void page_size_verify(const struct alloc_plan *p,
+			     const struct page_report *pr, const char *what)
+{
+	char b[32];
+	if (!p->page_size || !pr->known ||
+	    (unsigned long long)pr->kernel_page_kib * 1024 == p->page_size)
+		return;
+	format_bytes(b, sizeof(b), p->page_size);
+	warn("--page-size %s: %s is on pages of %lu KiB (smaps' KernelPageSize), "
+	     "not the %s asked for", b, what, pr->kernel_page_kib, b);
 }
 
 /* One compact line's worth of pr's mapping into buf: the array's own
@@ -4883,6 +5086,10 @@ struct system_info {
 	long online_cpus;
 	unsigned long long phys_mem;
 	long long hp_total, hp_free, hp_rsvd, hp_kib;
+	/* every huge page size the kernel offers (--page-size), its pool */
+	int nhp;
+	unsigned long long hp_size_kib[8];
+	long long hp_size_total[8], hp_size_free[8];
 	struct cache_info caches[MAX_CACHES];
 	int ncaches;
 	int hypervisor;          /* the CPU says it runs under one */
@@ -5045,18 +5252,6 @@ static int cache_instances(int index)
 	for (k = 0; k < n; k++)
 		free(sets[k]);
 	return n > 0 ? n : 1;
-}
-
-/* Whether word w appears in the space-separated list s. */
-static int has_word(const char *s, const char *w)
-{
-	size_t n = strlen(w);
-	const char *p;
-	for (p = s; (p = strstr(p, w)) != NULL; p += n)
-		if ((p == s || isspace((unsigned char)p[-1])) &&
-		    (p[n] == '\0' || isspace((unsigned char)p[n])))
-			return 1;
-	return 0;
 }
 
 static void collect_caches(struct system_info *si)
@@ -5389,6 +5584,13 @@ static void collect_system(struct system_info *si)
 	si->hp_free = meminfo_value("HugePages_Free");
 	si->hp_rsvd = meminfo_value("HugePages_Rsvd");
 	si->hp_kib = meminfo_value("Hugepagesize");
+	si->nhp = hugetlb_sizes(si->hp_size_kib, 8);
+	for (i = 0; i < si->nhp; i++) {
+		si->hp_size_total[i] = hugetlb_pool_value(si->hp_size_kib[i],
+							  "nr_hugepages");
+		si->hp_size_free[i] = hugetlb_pool_value(si->hp_size_kib[i],
+							 "free_hugepages");
+	}
 	collect_caches(si);
 	si->caches_fake = made_up_caches(si);
 	/* the L1 data line from sysfs; else what the auxiliary vector says */
@@ -5927,6 +6129,13 @@ static void print_system_text(const struct system_info *si)
 #else
 	printf("Memory: %s, THP %s, huge pages %lld total %lld free of %lld KiB\n",
 	       b1, si->thp, si->hp_total, si->hp_free, si->hp_kib);
+	printf("Huge page sizes (--page-size):");
+	for (i = 0; i < si->nhp; i++) {
+		format_bytes(b1, sizeof(b1), si->hp_size_kib[i] * 1024);
+		printf("%s %s (%lld in the pool, %lld free)", i ? " |" : "", b1,
+		       si->hp_size_total[i], si->hp_size_free[i]);
+	}
+	printf("%s\n", si->nhp ? "" : " none offered");
 #endif
 	printf("CPU governor: %s\n",
 	       si->governor[0] ? si->governor : "not available on this machine");
@@ -6097,6 +6306,15 @@ static void json_system(const struct system_info *si)
 	json_int("free", si->hp_free);
 	json_int("reserved", si->hp_rsvd);
 	json_int("page_kib", si->hp_kib);
+	json_open("sizes", '[');
+	for (i = 0; i < si->nhp; i++) {
+		json_open(NULL, '{');
+		json_int("page_kib", (long long)si->hp_size_kib[i]);
+		json_int("total", si->hp_size_total[i]);
+		json_int("free", si->hp_size_free[i]);
+		json_close('}');
+	}
+	json_close(']');
 	json_close('}');
 	json_str("governor", si->governor[0] ? si->governor : NULL);
 	json_str("os_unavailable", OS_UNAVAILABLE);
@@ -7460,6 +7678,8 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 	json_int("ntimes", (long long)r->ntimes);
 	json_int("offset", (long long)o->offset);
 	json_str("alloc", alloc_names[r->plan.mode]);
+	json_int_or_null("page_size_bytes", r->plan.page_size != 0,
+			 (long long)r->plan.page_size);
 	json_str("stores", stores);
 	json_str("stores_fallback",
 		 o->nt_stores != STORES_PLAIN ? nt_fallback(r->isa) : NULL);
@@ -8175,7 +8395,7 @@ static void stream_stats(struct stream_run *r, unsigned kernels)
 static void stream_spans(struct stream_run *r, size_t *phase)
 {
 	const struct machine_shape *m = machine_shape();
-	size_t page = expected_page_bytes(r->plan.mode), pages;
+	size_t page = expected_page_bytes(&r->plan), pages;
 	int i;
 	span_grid(0, 0);
 	r->span_bytes = 0;
@@ -8208,8 +8428,12 @@ static void stream_prepare_on(const struct options *o, struct stream_run *r,
 	int i;
 	stream_spans(r, phase);
 	first_touch(&r->ar, bench_pins(o), cpus, ncpus, phase);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
+		char what[16];
 		page_report(r->reg[i].data, r->reg[i].bytes, &r->pages[i]);
+		snprintf(what, sizeof(what), "array %c", array_names[i]);
+		page_size_verify(&r->plan, &r->pages[i], what);
+	}
 	for (i = 0; o->placement && i < 3; i++)
 		phys_report(r->reg[i].data, r->reg[i].bytes, &r->phys[i]);
 	r->granularity = timer_granularity();
@@ -9235,6 +9459,8 @@ struct lat_level {
 	int tlb_doubt; /* its edge could be a TLB's reach: not certain */
 	int near_below; /* ends within LAT_SIZE_AGREE of the level below */
 	int disturbed;  /* read across a fall of its probe's curve */
+	int number;     /* 1 for L1d, 2 for L2...; 0 DRAM or unnumbered */
+	int extra;      /* unnumbered (lat_renumber): not a level of its own */
 };
 
 struct lat_summary {
@@ -9546,6 +9772,9 @@ struct lat_ctx {
 	int tlb_known;            /* TLBs measured (probes) or named (--tlb) */
 	int ntlb;
 	double reach[LAT_MAX_LEVELS], page; /* bytes each TLB, each page holds */
+	int all_caches;           /* cache[] is the OS's whole list */
+	unsigned unnumbered;      /* levels (bit i: level[i]) named after the
+				   * one below, L2+, not numbered */
 };
 
 static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
@@ -9559,6 +9788,7 @@ static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
 	c->line = reported_line(si);
 	c->pattern = pattern;
 	c->page = (double)lat_page_bytes();
+	c->all_caches = c->ncaches > 0;
 }
 
 /* The median distance between neighbouring sizes, in octaves. */
@@ -9664,9 +9894,31 @@ static int lat_cache_edge(const struct lat_flat *fl, int k,
 	return 1;
 }
 
+/* The name of the level just added to sum: the next number (L1d, L2,
+ * L3...), or, where ctx says the level is not one of its own
+ * (unnumbered), the name of the numbered level below it with a +. */
+static void lat_level_name(struct lat_summary *sum, const struct lat_ctx *ctx)
+{
+	struct lat_level *lv = &sum->level[sum->nlevels - 1];
+	int i, num = 0;
+	for (i = 0; i + 1 < sum->nlevels; i++)
+		if (sum->level[i].number > num)
+			num = sum->level[i].number;
+	if (sum->nlevels > 1 && (ctx->unnumbered >> (sum->nlevels - 1) & 1)) {
+		lv->number = 0;
+		snprintf(lv->name, sizeof(lv->name), "L%d%s+", num,
+			 num == 1 ? "d" : "");
+		return;
+	}
+	lv->number = num + 1;
+	snprintf(lv->name, sizeof(lv->name), "L%d%s", lv->number,
+		 lv->number == 1 ? "d" : "");
+}
+
 /* Cache levels from stretches a..b-1, named in order, each matched with
  * the next reported cache within LAT_SIZE_AGREE of its edge.  seen[k]:
- * cache k was matched; *matched: the first cache not yet passed. */
+ * cache k was matched (1), or said to disagree with the level of its
+ * number (-1); *matched: the first cache not yet passed. */
 static void lat_caches(const struct lat_flat *fl, int a, int b,
 		       const double *bytes, const struct lat_ctx *ctx,
 		       struct lat_summary *sum, int *seen, int *matched)
@@ -9683,8 +9935,7 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		if (next > 0 && !lat_agrees(fl[j].boundary, next))
 			j = lat_level_end(fl, i, b, next, NULL);
 		lat_level_fill(lv, fl, i, j, bytes);
-		snprintf(lv->name, sizeof(lv->name), "L%d%s", sum->nlevels,
-			 sum->nlevels == 1 ? "d" : "");
+		lat_level_name(sum, ctx);
 		lv->agrees = -1;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
 			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
@@ -9695,9 +9946,12 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 			lv->agrees = 1;
 			seen[k] = 1;
 			*matched = k + 1;
-		} else if (lv->boundary > 0 && sum->nlevels <= ctx->ncaches) {
-			lv->os_bytes = ctx->cache[sum->nlevels - 1];
+		} else if (lv->boundary > 0 && lv->number > 0 &&
+			   lv->number <= ctx->ncaches) {
+			lv->os_bytes = ctx->cache[lv->number - 1];
 			lv->agrees = 0;
+			if (!seen[lv->number - 1]) /* said here, not again */
+				seen[lv->number - 1] = -1;
 			format_bytes(b1, sizeof(b1), (unsigned long long)lv->boundary);
 			format_bytes(b2, sizeof(b2), lv->os_bytes);
 			lat_note(sum, "%s: the curve leaves this level at %s but the OS "
@@ -9780,7 +10034,8 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 }
 
 /* The notes under memory's level lv, after `caches` cache levels: still
- * rising, reported caches with no plateau (seen[k]: cache k matched), a
+ * rising, reported caches with no plateau (seen[k]: cache k matched or
+ * already said), a
  * sequential chase that never waited for memory, memory inside the LLC. */
 static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
 			   int m, const double *bytes, int n,
@@ -9804,7 +10059,7 @@ static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl
 	 * the curve shows no plateau for it (a VM's share of a host's L3, a
 	 * partitioned cache).  Said, not guessed at. */
 	for (i = 0; i < ctx->ncaches; i++)
-		if (!seen[i] && (i >= caches || sum->level[i].agrees != 0)) {
+		if (!seen[i]) {
 			format_bytes(b2, sizeof(b2), ctx->cache[i]);
 			lat_note(sum, "the OS reports L%d %s but the curve shows "
 				 "no plateau for it", i + 1, b2);
@@ -9907,6 +10162,91 @@ static uint64_t lat_resample_random(uint64_t *state)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* The level of `a` nearest in edge to level i of `b` (log size); -1
+ * where neither leaves a level at all. */
+static int lat_nearest_edge(const struct lat_summary *a,
+			    const struct lat_summary *b, int i)
+{
+	double best = HUGE_VAL, d;
+	int j, at = -1;
+	for (j = 0; j < a->nlevels; j++)
+		if (a->level[j].boundary > 0 && b->level[i].boundary > 0 &&
+		    (d = abs_d(lat_ln(a->level[j].boundary / b->level[i].boundary))) < best) {
+			best = d;
+			at = j;
+		}
+	return at;
+}
+
+/* The level of a resampled reading re that names sum's level i alike:
+ * for a level the curve leaves, the one whose edge is nearest its own
+ * and nearer it than any other of sum's, within LAT_SIZE_AGREE, what
+ * number it got (a level added or lost below renumbers it); for the
+ * level the curve ends in, the one re ends in, memory for memory.  -1:
+ * none. */
+static int lat_level_alike(const struct lat_summary *re,
+			   const struct lat_summary *sum, int i)
+{
+	const struct lat_level *lv = &sum->level[i];
+	int j = re->nlevels - 1;
+	if (lv->boundary == 0)
+		return j >= 0 && re->level[j].boundary == 0 &&
+		       (strcmp(re->level[j].name, "DRAM") == 0) ==
+		       (strcmp(lv->name, "DRAM") == 0) ? j : -1;
+	j = lat_nearest_edge(re, sum, i);
+	return j >= 0 && lat_agrees(re->level[j].boundary, lv->boundary) &&
+	       lat_nearest_edge(sum, re, j) == i ? j : -1;
+}
+
+/* Name the levels again, once it is known how sure the reading is of
+ * each.  A cache level that resampled readings do not name alike, or
+ * that ends near the one below (an edge leaving by degrees), takes no
+ * number of its own (L2+) where a level the reading is sure of lies
+ * above it: an uncertain stretch in the middle of L2's edge must not
+ * make the real L3 an L4.  (A level whose edge could be a TLB's is an
+ * edge all the same, and keeps its number.)  Where the OS reports its
+ * caches, no more are numbered than it reports: from the top, one that
+ * matched none is no cache of its own.  The curve is read again with
+ * those names: the same levels. */
+static void lat_renumber(const double *bytes, const double *ns, int n,
+			 size_t stride, const struct lat_ctx *ctx, int fit,
+			 struct lat_summary *sum)
+{
+	struct lat_ctx named = *ctx;
+	struct lat_summary *again;
+	int i, top = 0, sure, above = 0, numbered;
+	while (top < sum->nlevels && sum->level[top].number > 0)
+		top++;
+	numbered = top;
+	for (i = top - 1; i > 0; above |= sure, i--) {
+		const struct lat_level *lv = &sum->level[i];
+		sure = (lv->confidence < 0 || lv->confidence >= LAT_CERTAIN) &&
+		       !lv->near_below;
+		if (!sure && above) {
+			named.unnumbered |= 1u << i;
+			numbered--;
+		}
+	}
+	for (i = top - 1; i > 0 && ctx->all_caches && numbered > ctx->ncaches; i--)
+		if (!(named.unnumbered >> i & 1) && sum->level[i].agrees != 1) {
+			named.unnumbered |= 1u << i;
+			numbered--;
+		}
+	if (!named.unnumbered || !(again = malloc(sizeof(*again))))
+		return;
+	lat_analyse(bytes, ns, n, stride, &named, fit, again);
+	for (i = 0; i < again->nlevels && again->nlevels == sum->nlevels; i++) {
+		again->level[i].confidence = sum->level[i].confidence;
+		again->level[i].edge_lo = sum->level[i].edge_lo;
+		again->level[i].edge_hi = sum->level[i].edge_hi;
+		again->level[i].near_below = sum->level[i].near_below;
+		again->level[i].extra = named.unnumbered >> i & 1;
+	}
+	if (again->nlevels == sum->nlevels)
+		*sum = *again;
+	free(again);
+}
+
 /* Read one stride's curve (lat_analyse), then read it again
  * LAT_RESAMPLES times with its own noise drawn afresh, and set each
  * level's confidence: the share of those readings that name a level
@@ -9953,10 +10293,7 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		lat_analyse(bytes, alt, n, stride, ctx, 0, re);
 		for (i = 0; i < sum->nlevels; i++) {
 			struct lat_level *lv = &sum->level[i];
-			for (j = 0; j < re->nlevels; j++)
-				if (strcmp(re->level[j].name, lv->name) == 0)
-					break;
-			if (j == re->nlevels)
+			if ((j = lat_level_alike(re, sum, i)) < 0)
 				continue;
 			if (re->level[j].boundary > 0) {
 				if (re->level[j].boundary < lv->edge_lo || lv->edge_lo == 0)
@@ -9977,11 +10314,19 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		 * shared with other tenants, its far slices), not a level */
 		lv->near_below = i > 0 && i < sum->nlevels - 1 &&
 				 lv->boundary < LAT_SIZE_AGREE * lv[-1].boundary;
+	}
+	lat_renumber(bytes, ns, n, stride, ctx, fit, sum);
+	for (i = 0; i < sum->nlevels; i++) {
+		struct lat_level *lv = &sum->level[i];
 		if (lv->near_below)
 			lat_note(sum, "%s? is uncertain: it ends within %.0f "
 				 "times of where %s ends, and no cache is that "
 				 "near the one below", lv->name, LAT_SIZE_AGREE,
 				 lv[-1].name);
+		else if (lv->extra && lv->confidence >= LAT_CERTAIN && !lv->tlb_doubt)
+			lat_note(sum, "%s? is no cache of its own: the OS reports %d "
+				 "data caches, and it matched none of them", lv->name,
+				 ctx->ncaches);
 		if (lv->confidence >= LAT_CERTAIN)
 			continue;
 		b1[0] = '\0';
@@ -10082,6 +10427,9 @@ struct lat_probe {
 	int ran;
 	char why[240];                 /* when not: why, said once */
 	double page;                   /* bytes of the pages they crossed */
+	double window;                 /* bytes of a TLB-local window */
+	char lpage_why[160];           /* why no line-a-page chase ("": it ran) */
+	double seen;                   /* pages its largest point crossed */
 	struct lat_point *local;       /* TLB-local, at sweep sizes */
 	struct lat_point *lpage;       /* line-a-page; bytes: pages x page */
 	double *excess;                /* lpage's ns beyond TLB-local's */
@@ -10092,6 +10440,11 @@ struct lat_probe {
 	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
 	int mem_reached;               /* TLB-local's last level is DRAM */
 	int retimed;                   /* re-timings on either side of falls */
+	/* walks no TLB of its pages explains (lat_probe_hidden): the full
+	 * chase's ns above memory's own at from..to, inside reach, where a
+	 * TLB hit costs hit_ns; hidden 0: not seen */
+	int hidden, hidden_pts;
+	double hidden_ns, hidden_hit_ns, hidden_reach, hidden_from, hidden_to;
 };
 
 /* One latency run: the curve, its summaries, and what --chains and
@@ -10534,7 +10887,7 @@ static void lat_tail_sizes(char *buf, size_t len, const struct lat_summary *s)
  * not resampled. */
 static int lat_level_certain(const struct lat_level *lv)
 {
-	if (lv->tlb_doubt || lv->near_below || lv->disturbed)
+	if (lv->tlb_doubt || lv->near_below || lv->disturbed || lv->extra)
 		return 0;
 	return lv->confidence < 0 ? -1 : lv->confidence >= LAT_CERTAIN;
 }
@@ -10578,15 +10931,21 @@ static void lat_print_probe(const struct lat_summary *s,
 		return;
 	}
 	format_bytes(b, sizeof(b), (unsigned long long)pr->page);
-	printf("# stride=%zu: TLBs (a line a page, %s pages):", s->stride, b);
-	for (i = 0; i < pr->ntlbs; i++) {
-		format_bytes(b, sizeof(b), (unsigned long long)pr->tlb[i].reach);
-		printf("%s L%d TLB%s %.0f entries (%s) +%.3g ns a miss", i ? " |" : "",
-		       i + 1, pr->tlb[i].doubt ? "?" : "", pr->tlb[i].entries, b,
-		       pr->tlb[i].miss_ns);
+	if (!pr->nlpage) {
+		printf("# stride=%zu: TLBs of its %s pages: not measured (%s)\n",
+		       s->stride, b, pr->lpage_why);
+	} else {
+		format_bytes(b2, sizeof(b2), (unsigned long long)(pr->seen * pr->page));
+		printf("# stride=%zu: TLBs (a line a page, %s pages, seen to %.0f of "
+		       "them, %s):", s->stride, b, pr->seen, b2);
+		for (i = 0; i < pr->ntlbs; i++) {
+			format_bytes(b, sizeof(b), (unsigned long long)pr->tlb[i].reach);
+			printf("%s L%d TLB%s %.0f entries (%s) +%.3g ns a miss",
+			       i ? " |" : "", i + 1, pr->tlb[i].doubt ? "?" : "",
+			       pr->tlb[i].entries, b, pr->tlb[i].miss_ns);
+		}
+		printf("%s\n", pr->ntlbs ? "" : " none runs out within them");
 	}
-	format_bytes(b, sizeof(b), (unsigned long long)pr->lpage[pr->nlpage - 1].bytes);
-	printf("%s\n", pr->ntlbs ? "" : " none runs out within the buffer's pages");
 	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
 	if (pr->mem_reached) {
 		printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
@@ -10599,6 +10958,21 @@ static void lat_print_probe(const struct lat_summary *s,
 	}
 	printf("the full random chase %.3g ns there, TLB misses add %.3g ns\n",
 	       pr->tail_ns, pr->tail_ns - pr->mem_ns);
+	if (pr->hidden) {
+		format_bytes(b, sizeof(b), (unsigned long long)pr->page);
+		format_bytes(b2, sizeof(b2), (unsigned long long)pr->hidden_from);
+		format_bytes(why, sizeof(why), (unsigned long long)pr->hidden_to);
+		char reach[32];
+		format_bytes(reach, sizeof(reach), (unsigned long long)pr->hidden_reach);
+		printf("# stride=%zu: smaller pages behind its %s pages: inside the "
+		       "%s reach (%s), at %s-%s, the full random chase reads %.3g "
+		       "ns above memory's own where a line a page reads %.2f ns "
+		       "above it; the memory behind these pages is mapped in "
+		       "smaller pages (as a hypervisor's nested paging maps a "
+		       "guest's), whose walks no TLB of these pages removes\n",
+		       s->stride, b, pr->ntlbs ? "L1 TLB's" : "TLBs'", reach, b2,
+		       why, pr->hidden_ns, pr->hidden_hit_ns);
+	}
 	printf("# stride=%zu: the full random curve's rises:", s->stride);
 	for (i = k = 0; i < pr->full.nlevels; i++) {
 		const struct lat_level *lv = &pr->full.level[i];
@@ -10877,11 +11251,18 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 {
 	int i;
 	if (!pr || !pr->ran) {
+		json_str("tlbs_seen", NULL);
 		json_str("tlbs", NULL);
 		json_str("memory", NULL);
 		json_str("not_measured_apart", pr && pr->why[0] ? pr->why : NULL);
 		return;
 	}
+	json_open("tlbs_seen", '{');
+	json_num("page_bytes", pr->page);
+	json_num("pages", pr->nlpage ? pr->seen : NAN);
+	json_num("bytes", pr->nlpage ? pr->seen * pr->page : NAN);
+	json_str("not_measured", pr->nlpage ? NULL : pr->lpage_why);
+	json_close('}');
 	json_open("tlbs", '[');
 	for (i = 0; i < pr->ntlbs; i++) {
 		json_open(NULL, '{');
@@ -10902,6 +11283,18 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	json_num("tlb_local_tail_ns", pr->mem_ns);
 	json_num("tail_ns", pr->tail_ns);
 	json_num("tlb_ns", pr->tail_ns - pr->mem_ns);
+	if (pr->hidden) {
+		json_open("smaller_pages_behind", '{');
+		json_num("ns", pr->hidden_ns);
+		json_num("tlb_hit_ns", pr->hidden_hit_ns);
+		json_num("reach_bytes", pr->hidden_reach);
+		json_num("from_bytes", pr->hidden_from);
+		json_num("to_bytes", pr->hidden_to);
+		json_int("points", pr->hidden_pts);
+		json_close('}');
+	} else {
+		json_str("smaller_pages_behind", NULL);
+	}
 	json_close('}');
 	json_str("not_measured_apart", NULL);
 }
@@ -10915,7 +11308,7 @@ static void lat_json_probe_curves(const struct lat_probe *pr)
 		return;
 	}
 	json_open("probes", '{');
-	json_int("local_window_bytes", (long long)(LAT_LOCAL_PAGES * pr->page));
+	json_int("local_window_bytes", (long long)pr->window);
 	json_num("page_bytes", pr->page);
 	json_int("retimed", pr->retimed);
 	json_open("tlb_local", '[');
@@ -11022,6 +11415,8 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_int("chains", o->chains);
 	json_int("load_threads", o->load_threads);
 	json_str("alloc", alloc_names[r->plan.mode]);
+	json_int_or_null("page_size_bytes", r->plan.page_size != 0,
+			 (long long)r->plan.page_size);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
 	json_int("bytes", (long long)r->bufs[0].bytes);
@@ -11328,7 +11723,7 @@ static void lat_load_arrays(const struct options *o, struct lat_run *r)
 	for (i = 0; i < nl; i++) {
 		struct region *a = &r->load_arrays[i];
 		size_t j, n = r->load_bytes / sizeof(elem_t);
-		if (region_alloc(a, r->load_bytes, A_MMAP, 0, NULL) != 0)
+		if (region_alloc(a, r->load_bytes, A_MMAP, 0, NULL, 0) != 0)
 			die("--load-threads: could not obtain %.1f MiB for load "
 			    "thread %d (%s)", (double)r->load_bytes / 1048576.0,
 			    i + 1, strerror(errno));
@@ -11355,6 +11750,7 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	for (i = 0; i < r->plan.regions; i++) /* fault in before timing */
 		memset(r->bufs[i].data, 0, r->bufs[i].bytes);
 	page_report(r->bufs[0].data, r->bufs[0].bytes, &r->pages);
+	page_size_verify(&r->plan, &r->pages, "the chase buffer");
 	if (o->placement)
 		phys_report(r->bufs[0].data, r->bufs[0].bytes, &r->phys);
 	if (o->mhz > 0) {
@@ -11371,12 +11767,16 @@ static void lat_prepare(const struct options *o, struct lat_run *r)
 	}
 }
 
-/* Whether the probes can run beside this sweep: NULL, or why not. */
+/* Whether the probes can run beside this sweep: NULL, or why not.  The
+ * TLB-local chase's windows are base pages whatever pages the buffer
+ * got, so the buffer's base pages decide; the line-a-page chase, on the
+ * buffer's own pages, says for itself when they are too few
+ * (lat_probe_measure). */
 static const char *lat_probe_refusal(const struct options *o,
 				     const struct lat_run *r, size_t stride,
 				     char *buf, size_t len)
 {
-	double page = r->probe.page;
+	double page = r->probe.window / LAT_LOCAL_PAGES;
 	char b1[32], b2[32];
 	if (o->pattern != P_RANDOM)
 		return "they run beside a random sweep (--pattern random)";
@@ -11503,9 +11903,8 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	struct lat_probe *pr = &r->probe;
 	struct lat_chain c;
 	size_t page = (size_t)pr->page, maxpages = (size_t)o->lat_max / page;
-	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max
-					    : LAT_LOCAL_PAGES * page;
-	size_t local = LAT_LOCAL_PAGES * page;
+	size_t local = (size_t)pr->window;
+	size_t win = lat_probe_break() == 2 ? (size_t)o->lat_max : local;
 	int i, k, cap = n + o->spo * 40 + 2, spo = o->spo > 4 ? o->spo / 2 : o->spo;
 	struct lat_point *disturb = NULL;
 	pr->local = calloc((size_t)cap, sizeof(*pr->local));
@@ -11550,9 +11949,24 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 		pr->local[pr->nlocal++] = pr->local[i];
 	}
 	lat_chain_free(&c);
+	if (maxpages < LAT_TLB_MIN_PAGES) {
+		char b1[32], b2[32];
+		format_bytes(b1, sizeof(b1), o->lat_max);
+		format_bytes(b2, sizeof(b2), (unsigned long long)page);
+		if (maxpages == 0)
+			snprintf(pr->lpage_why, sizeof(pr->lpage_why), "--max %s is "
+				 "less than one page of %s, and the line-a-page chase "
+				 "needs %d", b1, b2, LAT_TLB_MIN_PAGES);
+		else
+			snprintf(pr->lpage_why, sizeof(pr->lpage_why), "--max %s holds "
+				 "%zu page%s of %s, and the line-a-page chase needs %d",
+				 b1, maxpages, maxpages == 1 ? "" : "s", b2,
+				 LAT_TLB_MIN_PAGES);
+		maxpages = 0;
+	}
 	lat_chain_init(&c, r->bufs[0].data, (size_t)o->lat_max, stride,
 		       P_LINEPAGE, page);
-	for (i = 0; pr->nlpage < cap - n; i++) {
+	for (i = 0; maxpages && pr->nlpage < cap - n; i++) {
 		size_t np = (size_t)(LAT_TLB_FIRST_PAGES * lat_exp((double)i /
 				     spo * 0.69314718055994530942) + 0.5);
 		struct lat_point *p = &pr->lpage[pr->nlpage];
@@ -11566,6 +11980,7 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 		r->unstable += !p->stable;
 		p->stride = stride;
 		p->bytes = np * page;
+		pr->seen = (double)np;
 		pr->nlpage++;
 	}
 	pr->retimed = lat_retime(&c, pr->lpage, 0, pr->nlpage, page, page, NULL);
@@ -11580,6 +11995,68 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 				lat_curve_at(pr->local, pr->nlocal,
 					     (double)pr->lpage[i].bytes / page * stride);
 	pr->ran = 1;
+}
+
+/* Walks no TLB of the run's pages explains.  Inside the L1 TLB's reach
+ * of the run's pages (clear of its edge by LAT_SIZE_AGREE, where the
+ * line-a-page chase pays less than a walk), every page's translation is
+ * held, so the full random chase should read as the TLB-local chase
+ * plus that hit; a buffer of no more pages than any L1 DTLB holds
+ * (LAT_TLB_MIN_ENTRIES) needs no chase to say so.  Where, over memory's
+ * points there (at least LAT_TAIL_PTS), it reads more than one
+ * plateau's tolerance above (LAT_PLATEAU_TOL), its translations are
+ * finer than its pages: the memory behind them is mapped in smaller
+ * pages, as a hypervisor's nested paging maps a guest's huge pages on
+ * the host's small ones.  Further out, where the pages outgrow a TLB,
+ * the full chase's walks also miss caches the line-a-page chase's
+ * never fill, so the two cannot be set side by side there. */
+static void lat_probe_hidden(struct lat_probe *pr, const struct lat_summary *sum,
+			     const double *xb, const double *yn, int n,
+			     double walk, double buffer)
+{
+	double reach, from, *d, *h;
+	int i, k = 0;
+	if (!pr->mem_reached || sum->nlevels < 1)
+		return;
+	if (pr->nlpage)
+		reach = pr->ntlbs ? pr->tlb[0].reach / LAT_SIZE_AGREE
+				  : pr->seen * pr->page;
+	else if (buffer / pr->page <= LAT_TLB_MIN_ENTRIES)
+		reach = buffer;
+	else
+		return;
+	from = sum->level[sum->nlevels - 1].from;
+	d = malloc((size_t)(n ? n : 1) * 2 * sizeof(*d));
+	if (!d)
+		die("out of memory for the summary");
+	h = d + (n ? n : 1);
+	for (i = 0; i < n; i++) {
+		double hit = 0;
+		if (xb[i] < from || xb[i] > reach)
+			continue;
+		if (pr->nlpage) { /* the excess of as many pages, a line each */
+			int j;
+			for (j = 1; j < pr->nlpage && pr->lpage[j].bytes <= xb[i]; j++)
+				;
+			hit = pr->excess[j - 1] > 0 ? pr->excess[j - 1] : 0;
+			if (hit >= walk)
+				continue;
+		}
+		h[k] = hit;
+		d[k++] = yn[i] - lat_curve_at(pr->local, pr->nlocal, xb[i]);
+		if (k == 1)
+			pr->hidden_from = xb[i];
+		pr->hidden_to = xb[i];
+	}
+	if (k >= LAT_TAIL_PTS) {
+		pr->hidden_ns = median(d, (size_t)k);
+		pr->hidden_hit_ns = median(h, (size_t)k);
+		pr->hidden_reach = pr->ntlbs ? pr->tlb[0].reach : reach;
+		pr->hidden_pts = k;
+		pr->hidden = pr->hidden_ns > pr->hidden_hit_ns +
+			     LAT_PLATEAU_TOL * (pr->mem_ns + pr->hidden_hit_ns);
+	}
+	free(d);
 }
 
 /* The probes read: the caches and memory from the TLB-local curve (into
@@ -11643,7 +12120,9 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		y[i] = pr->local[0].ns + (pr->excess[i] > 0 ? pr->excess[i] : 0);
 	}
 	ctx.ncaches = 0;
-	lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
+	memset(t, 0, sizeof(*t));
+	if (pr->nlpage)
+		lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
 	if ((fell = lat_falls(pr->lpage, 0, pr->nlpage, NULL, &lo, &hi))) {
 		lat_note(sum, "the line-a-page chase still falls from %.0f to "
 			 "%.0f pages when timed again: something outside it "
@@ -11651,11 +12130,26 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 			 "not certain", lo / pr->page, hi / pr->page);
 	}
 	for (i = 0; i < t->nlevels && t->level[i].boundary > 0; i++) {
-		struct lat_tlb *tl = &pr->tlb[pr->ntlbs++];
+		struct lat_tlb *tl;
+		double beyond;
+		int k = 0;
+		/* the level after the edge, or where the chase ends in no level,
+		 * its points beyond the edge: a TLB is named only where at least
+		 * two of them say what a miss in it costs, never at the end of
+		 * the pages the chase crossed */
+		if (i + 1 < t->nlevels) {
+			beyond = t->level[i + 1].ns;
+		} else {
+			while (k < pr->nlpage && x[pr->nlpage - 1 - k] > t->level[i].boundary)
+				k++;
+			if (k < LAT_TAIL_PTS - 1)
+				break;
+			beyond = median(y + pr->nlpage - k, (size_t)k);
+		}
+		tl = &pr->tlb[pr->ntlbs++];
 		tl->reach = t->level[i].boundary;
 		tl->entries = tl->reach / pr->page;
-		tl->miss_ns = (i + 1 < t->nlevels ? t->level[i + 1].ns : t->tail_ns) -
-			      t->level[i].ns;
+		tl->miss_ns = beyond - t->level[i].ns;
 		tl->confidence = t->level[i].confidence;
 		tl->doubt = (tl->confidence >= 0 && tl->confidence < LAT_CERTAIN) ||
 			    (fell && tl->reach >= lo && tl->reach <= hi);
@@ -11667,6 +12161,7 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	ctx.ncaches = sys->ncaches;
 	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
 	pr->tail_ns = pr->full.tail_ns;
+	lat_probe_hidden(pr, sum, xb, yn, n, walk, (double)r->plan.bytes);
 	/* the summary's tail stays the printed curve's, as before */
 	sum->tail_ns = pr->full.tail_ns;
 	sum->tail_bytes = pr->full.tail_bytes;
@@ -11730,6 +12225,9 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			const char *no;
 			r->probe.page = r->pages.known && r->pages.page_kib * 1024.0 >
 					ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+			/* the window is base pages whatever pages the buffer got:
+			 * 64 huge pages are no TLB-local span */
+			r->probe.window = LAT_LOCAL_PAGES * ctx.page;
 			no = lat_probe_refusal(o, r, stride, r->probe.why,
 					       sizeof(r->probe.why));
 			if (no && no != r->probe.why)
@@ -12652,6 +13150,7 @@ struct nodes_run {
 	int threads;              /* the most at once: a bandwidth row's CPUs */
 	int over_quota;           /* ... above the CPU quota */
 	enum alloc_mode alloc;
+	size_t page_size;      /* --page-size (hugetlb); 0 the default */
 	size_t stride;
 	int lat_on;            /* mx[0], latency, is measured */
 	int nmx;
@@ -12778,7 +13277,8 @@ static void nodes_latency_column(struct nodes_run *nr, int col)
 	struct lat_chain ch;
 	struct page_report pr;
 	void *head;
-	if (region_alloc(&reg, (size_t)nr->bytes, nr->alloc, 0, NULL) != 0)
+	if (region_alloc(&reg, (size_t)nr->bytes, nr->alloc, 0, NULL,
+			 nr->page_size) != 0)
 		die("--alloc %s: could not obtain %.1f MiB for the chase buffer on "
 		    "node %d (%s)", alloc_names[nr->alloc],
 		    (double)nr->bytes / 1048576.0, node, strerror(errno));
@@ -12830,6 +13330,7 @@ static void nodes_bandwidth_column(const struct options *o,
 	so.size_auto = 0;
 	so.offset = 0;
 	so.alloc = nr->alloc;
+	so.page_size = nr->page_size;
 	so.best = 0;
 	so.placement = 0;
 	memset(&r, 0, sizeof(r));
@@ -13150,6 +13651,43 @@ static void nodes_plan_size(const struct options *o,
  * is measured or printed: the flags' defaults for this mode, the
  * columns, the rows, the buffer and the matrices.  Every refusal is one
  * line here. */
+/* --alloc hugetlb: a cell's buffers are bound to their column's node
+ * before first touch, so each page comes from that node's own pool,
+ * and a fault that finds it empty kills the run (SIGBUS).  Refuse a
+ * column whose node has fewer free pages than a cell takes (three
+ * arrays, or the chase buffer), before anything is allocated. */
+static void nodes_plan_pools(const struct options *o, const struct nodes_run *nr)
+{
+	unsigned long long page = nr->page_size ? nr->page_size
+						 : hugetlb_page_bytes();
+	unsigned long long need, have;
+	char dir[448], path[512], buf[64], b[32];
+	int col;
+	if (!page)
+		die("--alloc hugetlb: this kernel reports no huge page size");
+	need = (nr->bytes + page - 1) / page *
+	       (o->matrix & NODES_BANDWIDTH ? 3 : 1);
+	format_bytes(b, sizeof(b), page);
+	for (col = 0; col < nr->ncols; col++) {
+		int node = nr->cols[col].node;
+		snprintf(dir, sizeof(dir), "%s/devices/system/node/node%d/"
+			 "hugepages/hugepages-%llukB", sysfs_root(), node,
+			 page / 1024);
+		snprintf(path, sizeof(path), "%s/free_hugepages", dir);
+		if (read_first_line(path, buf, sizeof(buf)) != 0 ||
+		    !isdigit((unsigned char)buf[0]))
+			continue; /* no per-node pools: one node, checked whole */
+		have = strtoull(buf, NULL, 10);
+		if (have < need)
+			die("--alloc hugetlb: node %d has %llu free huge pages of %s "
+			    "and a cell takes %llu; reserve them on that node, e.g. "
+			    "echo %llu > %s/nr_hugepages", node, have, b, need, need,
+			    dir);
+	}
+	/* and the whole pool, as the stream and latency modes check it */
+	hugetlb_check_pool((size_t)need, "--alloc hugetlb", nr->page_size);
+}
+
 static void nodes_plan(struct options *o, const struct system_info *si,
 		       struct nodes_run *nr)
 {
@@ -13163,11 +13701,17 @@ static void nodes_plan(struct options *o, const struct system_info *si,
 	if (!opt_given(o, "alloc"))
 		o->alloc = (enum alloc_mode)opt_word("NODES_ALLOC", NODES_ALLOC,
 						     &alloc_words);
-	if (o->alloc != A_MMAP && o->alloc != A_THP)
+	if (o->alloc != A_MMAP && o->alloc != A_THP && o->alloc != A_HUGETLB)
 		die("--alloc %s: bench nodes binds each buffer to its node before "
-		    "the buffer is first touched, which it can do for mmap and thp",
-		    alloc_names[o->alloc]);
+		    "the buffer is first touched, which it can do for mmap, thp "
+		    "and hugetlb", alloc_names[o->alloc]);
+	if (o->page_size && o->alloc != A_HUGETLB)
+		die("--page-size: it picks the huge pages of --alloc hugetlb, and "
+		    "this run's buffers are --alloc %s", alloc_names[o->alloc]);
+	if (o->page_size)
+		page_size_check(o->page_size);
 	nr->alloc = o->alloc;
+	nr->page_size = (size_t)o->page_size;
 	if (o->matrix & NODES_BANDWIDTH)
 		stream_check(o);
 	if (omp_binding_env())
@@ -13176,6 +13720,8 @@ static void nodes_plan(struct options *o, const struct system_info *si,
 	nodes_plan_columns(o, si->shape, nr);
 	nodes_plan_rows(o, si->shape, nr);
 	nodes_plan_size(o, si, nr);
+	if (nr->alloc == A_HUGETLB)
+		nodes_plan_pools(o, nr);
 	/* a bandwidth cell runs a thread on each CPU of its row at once */
 	nr->threads = 1;
 	for (k = 0; (o->matrix & NODES_BANDWIDTH) && k < nr->nrows; k++)

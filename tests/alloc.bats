@@ -413,3 +413,125 @@ on_hugetlb_pages() {
 		esac
 	done
 }
+
+# ------------------------------------------------------------ page sizes
+
+# fake_pools DIR SIZE_KIB:FREE...: a sysfs under DIR whose kernel keeps
+# pools of those sizes, each with FREE free pages (and as many in all).
+fake_pools() {
+	local root="$1" p
+	shift
+	mkdir -p "$root/kernel/mm/hugepages"
+	for p in "$@"; do
+		mkdir -p "$root/kernel/mm/hugepages/hugepages-${p%%:*}kB"
+		echo "${p#*:}" >"$root/kernel/mm/hugepages/hugepages-${p%%:*}kB/nr_hugepages"
+		echo "${p#*:}" >"$root/kernel/mm/hugepages/hugepages-${p%%:*}kB/free_hugepages"
+		echo 0 >"$root/kernel/mm/hugepages/hugepages-${p%%:*}kB/resv_hugepages"
+	done
+}
+
+# fake_cpuinfo DIR FLAGS: a procfs under DIR whose CPU has those flags.
+fake_cpuinfo() {
+	fake_procfs "$1" 0 0
+	printf 'processor\t: 0\nflags\t\t: %s\n\n' "$2" >"$1/cpuinfo"
+}
+
+@test "--page-size: a size the machine does not offer, or another mode, is refused in one line before anything is allocated" {
+	local sys=$BATS_TEST_TMPDIR/sys proc=$BATS_TEST_TMPDIR/proc
+	fake_pools "$sys" 2048:64
+	fake_cpuinfo "$proc" 'fpu pse sse2 avx2'
+	export MEMBENCH_SYSFS=$sys MEMBENCH_PROCFS=$proc
+	refused_by latency --alloc hugetlb --page-size 1G --max 1G
+	[[ "$stderr" == 'bench: --page-size 1 GiB: this CPU has no 1 GiB pages (no pdpe1gb among the flags of '"$proc"'/cpuinfo); the kernel offers 2 MiB' ]]
+	# the CPU has them, the kernel keeps no pool of them
+	fake_cpuinfo "$proc" 'fpu pse pdpe1gb avx2'
+	refused_by -s 1000000 -n 3 --alloc hugetlb --page-size 1G
+	[[ "$stderr" == 'bench: --page-size 1 GiB: the kernel keeps no pool of that size; it offers huge pages of 2 MiB ('"$sys"'/kernel/mm/hugepages)' ]]
+	refused_by latency --alloc hugetlb --page-size 3M
+	[[ "$stderr" == *'--page-size 3 MiB: not a power of two' ]]
+	refused_by latency --alloc hugetlb --page-size 4K
+	[[ "$stderr" == *'--page-size 4 KiB: not larger than the base page of '* ]]
+	refused_by latency --alloc shm --page-size 4M
+	[[ "$stderr" == *'the kernel keeps no pool of that size; it offers huge pages of 2 MiB '* ]]
+	# only hugetlb and shm choose a page size
+	refused_by latency --alloc thp --page-size 2M
+	[[ "$stderr" == 'bench: --page-size: it picks the huge pages of --alloc hugetlb or shm, and this run'"'"'s chase buffer is --alloc thp' ]]
+	refused_by --page-size 2M -s 1000000
+	[[ "$stderr" == *"this run's arrays are --alloc thp" ]]
+	refused_by nodes --alloc mmap --page-size 2M
+	[[ "$stderr" == *"this run's buffers are --alloc mmap" ]]
+	# a pool of the size with too few free pages: named with its own file
+	fake_pools "$sys" 2048:64 1048576:2
+	refused_by -s 100000000 -n 3 --alloc hugetlb --page-size 1G
+	[[ "$stderr" == 'bench: --alloc hugetlb: needs 3 huge pages of 1 GiB but only 2 are free (nr_hugepages=2); reserve more, e.g. echo 3 > '"$sys"'/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages' ]]
+	# --plan asks no pool: it says what the run takes, for the harness
+	run --separate-stderr "$BENCH" latency --alloc hugetlb --page-size 1G --max 3G --plan
+	assert_success
+	assert_line huge_page_bytes=1073741824
+	assert_line huge_pages=3
+	run --separate-stderr "$BENCH" -s 1000 --alloc hugetlb --page-size 1G --plan
+	assert_line huge_pages=3
+}
+
+@test "info lists every huge page size the kernel keeps a pool of" {
+	local sys=$BATS_TEST_TMPDIR/sys
+	fake_pools "$sys" 2048:5 1048576:2 32768:0
+	MEMBENCH_SYSFS=$sys run "$BENCH" info
+	assert_success
+	assert_line 'Huge page sizes (--page-size): 2 MiB (5 in the pool, 5 free) | 32 MiB (0 in the pool, 0 free) | 1 GiB (2 in the pool, 2 free)'
+	MEMBENCH_SYSFS=$sys run "$BENCH" info --json
+	jq -e '.system.hugepages.sizes == [{page_kib: 2048, total: 5, free: 5},
+		{page_kib: 32768, total: 0, free: 0}, {page_kib: 1048576, total: 2, free: 2}]' <<<"$output" >/dev/null
+	# and this machine's, as its sysfs lists them
+	run "$BENCH" info --json
+	[ "$(jq -r '[.system.hugepages.sizes[].page_kib] | join(" ")' <<<"$output")" = \
+		"$(ls /sys/kernel/mm/hugepages 2>/dev/null | sed -n 's/^hugepages-\([0-9]*\)kB$/\1/p' | sort -n | tr '\n' ' ' | sed 's/ $//')" ]
+}
+
+# on_pages_of KIB: every buffer of $json is a hugetlb mapping of KIB KiB
+# pages, and the run says it asked for that size.
+on_pages_of() {
+	local kps htlb
+	while IFS=$'\t' read -r kps htlb; do
+		[ "$kps" = "$1" ] || { echo "KernelPageSize $kps, asked $1"; return 1; }
+		[ "$htlb" -ge "$1" ] || { echo "Hugetlb $htlb KiB"; return 1; }
+	done < <(buffers | cut -f7,8)
+	flags_have ht
+	[ "$(jq -r '.run.page_size_bytes' "$json")" = $(($1 * 1024)) ]
+}
+
+@test "--page-size 2M: hugetlb and shm arrays and chase buffers on the pool's 2 MiB pages" {
+	json="$BATS_TEST_TMPDIR/run.json"
+	with_pool 2048 40 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --page-size 2M --json-file "$json"
+	assert_success
+	assert_line --regexp '^Solution Validates'
+	on_pages_of 2048
+	# shm: without --page-size a segment takes shmem's own pages; with
+	# it, SHM_HUGETLB puts it on the pool's
+	with_pool 2048 40 "$BENCH" -s 1000000 -n 3 --alloc shm --page-size 2M --json-file "$json"
+	assert_success
+	on_pages_of 2048
+	names_are '/SYSV00000000 (deleted)'
+	flags_have sh
+	with_pool 2048 40 "$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc shm \
+		--page-size 2M --json-file "$json"
+	assert_success
+	on_pages_of 2048
+	with_pool 2048 40 "$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc hugetlb \
+		--page-size 2M --json-file "$json"
+	assert_success
+	on_pages_of 2048
+}
+
+@test "--page-size 1G: the chase buffer and the arrays on 1 GiB pages, from a pool the test reserves" {
+	json="$BATS_TEST_TMPDIR/run.json"
+	with_pool 1048576 1 "$BENCH" latency --min 1m --max 16m --steps-per-octave 1 --alloc hugetlb \
+		--page-size 1G --json-file "$json"
+	assert_success
+	on_pages_of 1048576
+	assert_line --regexp '^# mapping of the chase buffer: .*, KernelPageSize 1048576 KiB, '
+	# three arrays, three pages, however small
+	with_pool 1048576 3 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --page-size 1G --json-file "$json"
+	assert_success
+	on_pages_of 1048576
+}

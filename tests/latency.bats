@@ -122,9 +122,12 @@ level() {
 		"$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$json")" ]
 	# the text: the three parts once each, and the curve's rises
 	page=$(jq -r '.probes.page_bytes / 1024 | floor' <<<"$json")
+	jq -e '.summary[0].tlbs_seen as $t | .probes.page_bytes as $p |
+		$t == {page_bytes: $p, pages: (4194304 / $p), bytes: 4194304, not_measured: null}' \
+		<<<"$json" >/dev/null
 	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2
 	assert_success
-	[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages):' <<<"$output")" = 1 ]
+	[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages, seen to '$((4096 / page))' of them, 4 MiB):' <<<"$output")" = 1 ]
 	[ "$(grep -c '^# stride=64: memory: ' <<<"$output")" = 1 ]
 	[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
 	refute_line --partial 'not measured apart'

@@ -493,6 +493,23 @@ signal_a_rank() {
 	refute_output --partial 'rank 0 on nodeA: --alloc'
 }
 
+@test "bench-mpi takes --page-size, and a rank whose machine lacks the size is refused naming its node" {
+	local b sys="$BATS_TEST_TMPDIR/sys"
+	b=$(mpi_build openmpi)
+	mpi_launcher openmpi
+	export BENCH_FAKE_HOST=nodeA,nodeB
+	with_pool 2048 6 timeout "$BOUND" "${launch[@]}" -np 2 "$b" $TINY --alloc hugetlb --page-size 2M --json
+	assert_success
+	jq -e '.cluster.ranks == 2 and (.command | index("--page-size") != null)' \
+		<<<"$output" >/dev/null || { echo "$output" | head -c 2000; return 1; }
+	# nodeB's kernel keeps no pool of 1 GiB pages: that rank says so
+	mkdir -p "$sys/kernel/mm/hugepages/hugepages-2048kB"
+	timeout "$BOUND" "${launch[@]}" -np 1 "$b" $TINY --alloc hugetlb --page-size 1G : \
+		-np 1 env MEMBENCH_SYSFS="$sys" "$b" $TINY --alloc hugetlb --page-size 1G >"$BATS_TEST_TMPDIR/out" 2>&1 &&
+		{ cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	grep -q 'bench: rank 1 on nodeB: --page-size 1 GiB: ' "$BATS_TEST_TMPDIR/out"
+}
+
 # bench.c less every "#ifdef BENCH_MPI" block (keeping the #else side):
 # the file a non-MPI build compiles if the macro works as it should.
 strip_mpi() {

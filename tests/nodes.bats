@@ -168,8 +168,8 @@ SMALL="--buffer 4M -n 2"
 	[ "$stderr" = "bench: --cpus: '1,0' is not a list of CPU ids in ascending order (such as 0-3,8), cores or sockets" ]
 	refused_by nodes --cpus 4095
 	[[ $stderr == "bench: --cpus: CPU 4095 does not exist (CPUs online: "*")" ]]
-	refused_by nodes --alloc hugetlb
-	[[ $stderr == "bench: --alloc hugetlb: "*"mmap and thp" ]]
+	refused_by nodes --alloc shm
+	[[ $stderr == "bench: --alloc shm: "*"mmap, thp and hugetlb" ]]
 	refused_by nodes --buffer 512K
 	refused_by nodes --size 1000
 	[ "$stderr" = "bench: --size does not apply to mode 'nodes'" ]

@@ -173,6 +173,32 @@ with_hugepages() {
 	echo "$old" >/proc/sys/vm/nr_hugepages
 }
 
+# with_pool KIB N COMMAND...: run COMMAND with the pool of huge pages of
+# KIB KiB (/sys/kernel/mm/hugepages/hugepages-KIBkB) at N pages, and put
+# the pool back afterwards whatever happens.  A size the kernel does not
+# offer is what the machine is (a CPU without 1 GiB pages): a plain skip.
+# A pool the kernel refuses to fill (memory too fragmented for 1 GiB
+# runs) is a skip with the reason, and under CI a failure.
+with_pool() {
+	local kib="$1" n="$2" dir old got
+	shift 2
+	dir=/sys/kernel/mm/hugepages/hugepages-${kib}kB
+	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
+	[ -d "$dir" ] || skip "this kernel offers no huge pages of $kib KiB (no $dir)"
+	pool_lock
+	old=$(cat "$dir/nr_hugepages")
+	echo "$n" >"$dir/nr_hugepages" 2>/dev/null || :
+	got=$(cat "$dir/free_hugepages")
+	if [ "$got" -lt "$n" ]; then
+		echo "$old" >"$dir/nr_hugepages"
+		[ "${CI:-}" != true ] ||
+			fail "the kernel reserved $got of $n huge pages of $kib KiB"
+		skip "the kernel reserved $got of $n huge pages of $kib KiB"
+	fi
+	run "$@"
+	echo "$old" >"$dir/nr_hugepages"
+}
+
 # need_mount_ns: the test mounts in a mount namespace of its own
 # (unshare -m), which needs root and a / that is a mount point: a chroot
 # into a plain directory has none.  Skips with the reason otherwise.
