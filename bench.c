@@ -21,7 +21,7 @@
  *      3 Errors           die() and the run's list of warnings
  *      4 Options          the kernels' table, the flags' table, --help
  *      5 Allocation       the plan (sizes, limits, huge pages), regions, pages
- *      6 Timing           the clock and medians
+ *      6 Timing           the clock, medians, ln and exp without libm
  *      7 Threads          how many, where they run, who decided
  *      8 Provenance       what was built, on what machine
  *      9 Output           the JSON writer, the key/value sink, shared blocks
@@ -4681,6 +4681,112 @@ static double median(const double *v, size_t n)
 	m = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 	free(t);
 	return m;
+}
+
+/* Natural log and exp in plain arithmetic: `cc bench.c` links no libm.
+ * Accurate to about 1e-12, far below any latency's noise. */
+static double lat_ln(double x)
+{
+	double k = 0, z, z2, term, sum = 0;
+	int i;
+	if (!finite_d(x) || !(x > 0))
+		return x > 0 ? HUGE_VAL : -HUGE_VAL; /* no loop over infinity */
+	while (x >= 2) {
+		x /= 2;
+		k++;
+	}
+	while (x < 1) {
+		x *= 2;
+		k--;
+	}
+	/* ln x = 2 atanh((x-1)/(x+1)); |z| <= 1/3 converges fast */
+	z = (x - 1) / (x + 1);
+	z2 = z * z;
+	term = z;
+	for (i = 1; i < 60; i += 2) {
+		sum += term / i;
+		term *= z2;
+	}
+	return k * 0.69314718055994530942 + 2 * sum;
+}
+
+static double lat_exp(double y)
+{
+	double r = 1, term = 1;
+	int i, halvings = 0;
+	while (y > 0.5 || y < -0.5) {
+		y /= 2;
+		halvings++;
+	}
+	for (i = 1; i < 30; i++) {
+		term *= y / i;
+		r += term;
+	}
+	while (halvings-- > 0)
+		r *= r;
+	return r;
+}
+
+/* The geometric mean of two sizes. */
+static double lat_geomean(double a, double b)
+{
+	return lat_exp(0.5 * (lat_ln(a) + lat_ln(b)));
+}
+
+/* The running median of a growing window: a max-heap of its lower half
+ * (negated) and a min-heap of its upper half, log n a point, so a curve
+ * of a million points (--curve-in) is read in well under a second. */
+struct runmed {
+	double *lo, *hi;
+	int nlo, nhi;
+};
+
+static void heap_push(double *h, int *n, double v)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static double heap_pop(double *h, int *n)
+{
+	double top = h[0], v = h[--*n];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = v;
+	return top;
+}
+
+static void runmed_add(struct runmed *r, double v)
+{
+	if (r->nlo == 0 || v <= -r->lo[0])
+		heap_push(r->lo, &r->nlo, -v);
+	else
+		heap_push(r->hi, &r->nhi, v);
+	if (r->nlo > r->nhi + 1)
+		heap_push(r->hi, &r->nhi, -heap_pop(r->lo, &r->nlo));
+	else if (r->nhi > r->nlo)
+		heap_push(r->lo, &r->nlo, -heap_pop(r->hi, &r->nhi));
+}
+
+/* The same value median() gives for the window. */
+static double runmed_get(const struct runmed *r)
+{
+	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
 }
 
 /* ======================================================================
@@ -9383,56 +9489,6 @@ static double lat_measure_mhz(int *runs, int *preempted)
  * sizes the OS reports.
  * ====================================================================== */
 
-/* Natural log and exp in plain arithmetic: `cc bench.c` links no libm.
- * Accurate to about 1e-12, far below any latency's noise. */
-static double lat_ln(double x)
-{
-	double k = 0, z, z2, term, sum = 0;
-	int i;
-	if (!finite_d(x) || !(x > 0))
-		return x > 0 ? HUGE_VAL : -HUGE_VAL; /* no loop over infinity */
-	while (x >= 2) {
-		x /= 2;
-		k++;
-	}
-	while (x < 1) {
-		x *= 2;
-		k--;
-	}
-	/* ln x = 2 atanh((x-1)/(x+1)); |z| <= 1/3 converges fast */
-	z = (x - 1) / (x + 1);
-	z2 = z * z;
-	term = z;
-	for (i = 1; i < 60; i += 2) {
-		sum += term / i;
-		term *= z2;
-	}
-	return k * 0.69314718055994530942 + 2 * sum;
-}
-
-static double lat_exp(double y)
-{
-	double r = 1, term = 1;
-	int i, halvings = 0;
-	while (y > 0.5 || y < -0.5) {
-		y /= 2;
-		halvings++;
-	}
-	for (i = 1; i < 30; i++) {
-		term *= y / i;
-		r += term;
-	}
-	while (halvings-- > 0)
-		r *= r;
-	return r;
-}
-
-/* The geometric mean of two sizes. */
-static double lat_geomean(double a, double b)
-{
-	return lat_exp(0.5 * (lat_ln(a) + lat_ln(b)));
-}
-
 /* A flat stretch of the curve: points first..last. */
 struct lat_flat {
 	int first, last;
@@ -9492,62 +9548,6 @@ static double lat_median3(double a, double b, double c)
 {
 	double lo = a < b ? a : b, hi = a < b ? b : a;
 	return c < lo ? lo : c > hi ? hi : c;
-}
-
-/* The running median of a growing window: a max-heap of its lower half
- * (negated) and a min-heap of its upper half, log n a point, so a curve
- * of a million points (--curve-in) is read in well under a second. */
-struct runmed {
-	double *lo, *hi;
-	int nlo, nhi;
-};
-
-static void heap_push(double *h, int *n, double v)
-{
-	int i = (*n)++;
-	while (i > 0 && h[(i - 1) / 2] > v) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static double heap_pop(double *h, int *n)
-{
-	double top = h[0], v = h[--*n];
-	int i = 0;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && h[c + 1] < h[c])
-			c++;
-		if (h[c] >= v)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n > 0)
-		h[i] = v;
-	return top;
-}
-
-static void runmed_add(struct runmed *r, double v)
-{
-	if (r->nlo == 0 || v <= -r->lo[0])
-		heap_push(r->lo, &r->nlo, -v);
-	else
-		heap_push(r->hi, &r->nhi, v);
-	if (r->nlo > r->nhi + 1)
-		heap_push(r->hi, &r->nhi, -heap_pop(r->lo, &r->nlo));
-	else if (r->nhi > r->nlo)
-		heap_push(r->lo, &r->nlo, -heap_pop(r->hi, &r->nhi));
-}
-
-/* The same value median() gives for the window. */
-static double runmed_get(const struct runmed *r)
-{
-	return r->nlo > r->nhi ? -r->lo[0] : 0.5 * (-r->lo[0] + r->hi[0]);
 }
 
 /* Octaves from size a up to size b. */
@@ -9894,27 +9894,6 @@ static int lat_cache_edge(const struct lat_flat *fl, int k,
 	return 1;
 }
 
-/* The name of the level just added to sum: the next number (L1d, L2,
- * L3...), or, where ctx says the level is not one of its own
- * (unnumbered), the name of the numbered level below it with a +. */
-static void lat_level_name(struct lat_summary *sum, const struct lat_ctx *ctx)
-{
-	struct lat_level *lv = &sum->level[sum->nlevels - 1];
-	int i, num = 0;
-	for (i = 0; i + 1 < sum->nlevels; i++)
-		if (sum->level[i].number > num)
-			num = sum->level[i].number;
-	if (sum->nlevels > 1 && (ctx->unnumbered >> (sum->nlevels - 1) & 1)) {
-		lv->number = 0;
-		snprintf(lv->name, sizeof(lv->name), "L%d%s+", num,
-			 num == 1 ? "d" : "");
-		return;
-	}
-	lv->number = num + 1;
-	snprintf(lv->name, sizeof(lv->name), "L%d%s", lv->number,
-		 lv->number == 1 ? "d" : "");
-}
-
 /* Cache levels from stretches a..b-1, named in order, each matched with
  * the next reported cache within LAT_SIZE_AGREE of its edge.  seen[k]:
  * cache k was matched (1), or said to disagree with the level of its
@@ -9924,7 +9903,7 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		       struct lat_summary *sum, int *seen, int *matched)
 {
 	char b1[32], b2[32];
-	int i, j, k;
+	int i, j, k, num;
 	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		/* the cache this level is to match, when the OS reports one:
@@ -9935,7 +9914,12 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		if (next > 0 && !lat_agrees(fl[j].boundary, next))
 			j = lat_level_end(fl, i, b, next, NULL);
 		lat_level_fill(lv, fl, i, j, bytes);
-		lat_level_name(sum, ctx);
+		/* the next number; or none (lat_renumber): the one below's, L2+ */
+		for (k = num = 0; k + 1 < sum->nlevels; k++)
+			num += sum->level[k].number > 0;
+		lv->number = ctx->unnumbered >> (sum->nlevels - 1) & 1 ? 0 : ++num;
+		snprintf(lv->name, sizeof(lv->name), "L%d%s%s", num, num == 1 ?
+			 "d" : "", lv->number ? "" : "+");
 		lv->agrees = -1;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
 			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
@@ -10178,12 +10162,10 @@ static int lat_nearest_edge(const struct lat_summary *a,
 	return at;
 }
 
-/* The level of a resampled reading re that names sum's level i alike:
- * for a level the curve leaves, the one whose edge is nearest its own
- * and nearer it than any other of sum's, within LAT_SIZE_AGREE, what
- * number it got (a level added or lost below renumbers it); for the
- * level the curve ends in, the one re ends in, memory for memory.  -1:
- * none. */
+/* The level of a resampled reading re that names sum's level i alike,
+ * whatever its number: the nearest in edge, within LAT_SIZE_AGREE, to
+ * which level i is the nearest of sum's; for the level the curve ends
+ * in, the one re ends in, memory for memory.  -1: none. */
 static int lat_level_alike(const struct lat_summary *re,
 			   const struct lat_summary *sum, int i)
 {
@@ -10199,15 +10181,11 @@ static int lat_level_alike(const struct lat_summary *re,
 }
 
 /* Name the levels again, once it is known how sure the reading is of
- * each.  A cache level that resampled readings do not name alike, or
- * that ends near the one below (an edge leaving by degrees), takes no
- * number of its own (L2+) where a level the reading is sure of lies
- * above it: an uncertain stretch in the middle of L2's edge must not
- * make the real L3 an L4.  (A level whose edge could be a TLB's is an
- * edge all the same, and keeps its number.)  Where the OS reports its
- * caches, no more are numbered than it reports: from the top, one that
- * matched none is no cache of its own.  The curve is read again with
- * those names: the same levels. */
+ * each: a level the readings do not name alike, or ending near the one
+ * below, takes no number (L2+) under one the reading is sure of, so it
+ * cannot make the real L3 an L4; and no more are numbered than the OS
+ * reports caches, from the top those that matched none.  The curve is
+ * read again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
 			 struct lat_summary *sum)

@@ -483,9 +483,22 @@ fake_cpuinfo() {
 	jq -e '.system.hugepages.sizes == [{page_kib: 2048, total: 5, free: 5},
 		{page_kib: 32768, total: 0, free: 0}, {page_kib: 1048576, total: 2, free: 2}]' <<<"$output" >/dev/null
 	# and this machine's, as its sysfs lists them
+	local d sizes=()
+	for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
+		[ -d "$d" ] && sizes+=("$(basename "$d" | tr -dc 0-9)")
+	done
 	run "$BENCH" info --json
 	[ "$(jq -r '[.system.hugepages.sizes[].page_kib] | join(" ")' <<<"$output")" = \
-		"$(ls /sys/kernel/mm/hugepages 2>/dev/null | sed -n 's/^hugepages-\([0-9]*\)kB$/\1/p' | sort -n | tr '\n' ' ' | sed 's/ $//')" ]
+		"$(printf '%s\n' ${sizes[@]+"${sizes[@]}"} | sort -n | paste -sd ' ')" ]
+}
+
+# paged_run KIB N ARGS...: bench ARGS, its JSON in $json, with the pool
+# of KIB KiB pages at N pages (with_pool), put back afterwards.
+paged_run() {
+	local kib=$1 n=$2
+	shift 2
+	json="$BATS_TEST_TMPDIR/run.json"
+	with_pool "$kib" "$n" "$BENCH" "$@" --json-file "$json"
 }
 
 # on_pages_of KIB: every buffer of $json is a hugetlb mapping of KIB KiB
@@ -501,37 +514,32 @@ on_pages_of() {
 }
 
 @test "--page-size 2M: hugetlb and shm arrays and chase buffers on the pool's 2 MiB pages" {
-	json="$BATS_TEST_TMPDIR/run.json"
-	with_pool 2048 40 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --page-size 2M --json-file "$json"
+	paged_run 2048 40 -s 1000000 -n 3 --alloc hugetlb --page-size 2M
 	assert_success
 	assert_line --regexp '^Solution Validates'
 	on_pages_of 2048
 	# shm: without --page-size a segment takes shmem's own pages; with
 	# it, SHM_HUGETLB puts it on the pool's
-	with_pool 2048 40 "$BENCH" -s 1000000 -n 3 --alloc shm --page-size 2M --json-file "$json"
+	paged_run 2048 40 -s 1000000 -n 3 --alloc shm --page-size 2M
 	assert_success
 	on_pages_of 2048
 	names_are '/SYSV00000000 (deleted)'
 	flags_have sh
-	with_pool 2048 40 "$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc shm \
-		--page-size 2M --json-file "$json"
+	paged_run 2048 40 latency --min 1m --max 4m --steps-per-octave 1 --alloc shm --page-size 2M
 	assert_success
 	on_pages_of 2048
-	with_pool 2048 40 "$BENCH" latency --min 1m --max 4m --steps-per-octave 1 --alloc hugetlb \
-		--page-size 2M --json-file "$json"
+	paged_run 2048 40 latency --min 1m --max 4m --steps-per-octave 1 --alloc hugetlb --page-size 2M
 	assert_success
 	on_pages_of 2048
 }
 
 @test "--page-size 1G: the chase buffer and the arrays on 1 GiB pages, from a pool the test reserves" {
-	json="$BATS_TEST_TMPDIR/run.json"
-	with_pool 1048576 1 "$BENCH" latency --min 1m --max 16m --steps-per-octave 1 --alloc hugetlb \
-		--page-size 1G --json-file "$json"
+	paged_run 1048576 1 latency --min 1m --max 16m --steps-per-octave 1 --alloc hugetlb --page-size 1G
 	assert_success
 	on_pages_of 1048576
 	assert_line --regexp '^# mapping of the chase buffer: .*, KernelPageSize 1048576 KiB, '
 	# three arrays, three pages, however small
-	with_pool 1048576 3 "$BENCH" -s 1000000 -n 3 --alloc hugetlb --page-size 1G --json-file "$json"
+	paged_run 1048576 3 -s 1000000 -n 3 --alloc hugetlb --page-size 1G
 	assert_success
 	on_pages_of 1048576
 }
