@@ -10182,25 +10182,25 @@ static int lat_level_alike(const struct lat_summary *re,
 
 /* Name the levels again, once it is known how sure the reading is of
  * each: a level the readings do not name alike, or ending near the one
- * below, takes no number (L2+) under one the reading is sure of, so it
- * cannot make the real L3 an L4; and no more are numbered than the OS
- * reports caches, from the top those that matched none.  The curve is
- * read again with those names: the same levels. */
+ * below, takes no number (L2+) under one the reading is certain of, so
+ * it cannot make the real L3 an L4; and no more are numbered than the
+ * OS reports caches, from the top those that matched none.  The curve
+ * is read again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
 			 struct lat_summary *sum)
 {
 	struct lat_ctx named = *ctx;
 	struct lat_summary *again;
-	int i, top = 0, sure, above = 0, numbered;
+	int i, top = 0, unsure, above = 0, numbered;
 	while (top < sum->nlevels && sum->level[top].number > 0)
 		top++;
 	numbered = top;
-	for (i = top - 1; i > 0; above |= sure, i--) {
+	for (i = top - 1; i > 0; above |= !unsure && !sum->level[i].tlb_doubt, i--) {
 		const struct lat_level *lv = &sum->level[i];
-		sure = (lv->confidence < 0 || lv->confidence >= LAT_CERTAIN) &&
-		       !lv->near_below;
-		if (!sure && above) {
+		unsure = (lv->confidence >= 0 && lv->confidence < LAT_CERTAIN) ||
+			 lv->near_below;
+		if (unsure && above) {
 			named.unnumbered |= 1u << i;
 			numbered--;
 		}
