@@ -83,6 +83,19 @@ $(touch pwned)'
 	assert_failure 2
 }
 
+@test "--hugepages 1G:N is bounded by 1 GiB pages, not Hugepagesize" {
+	mkdir -p "$MEMBENCH_SYSFS/kernel/mm/hugepages/hugepages-1048576kB"
+	echo 0 >"$MEMBENCH_SYSFS/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	# 17600000 kB left = 16.8 pages of 1048576 kB (8593 of Hugepagesize's 2048)
+	before=$(tree_digest)
+	run "$RUN" --hugepages 1G:17 -- -s 1000
+	assert_failure 2
+	assert_output 'run: --hugepages 1G:17 does not fit: 17 more pages of 1048576 kB are 17825792 kB, and MemAvailable 20000000 kB minus a margin of 2400000 kB (10% of MemTotal 24000000 kB) leaves 17600000 kB'
+	assert_equal "$(tree_digest)" "$before"
+	run "$RUN" --hugepages 1G:16 -- -s 1000
+	assert_success
+}
+
 # start_killable ARGS...: harness/run ARGS in a process group of its own
 # with a slow fake bench, until that bench has started; PGID is the group.
 # Its scratch directory under the test's: kill -9 leaves it behind.
@@ -140,6 +153,22 @@ THP=kernel/mm/transparent_hugepage/enabled
 	[ ! -e "$MEMBENCH_LOCK_DIR/journal" ]
 	# The state saved as "before" is the restored one.
 	grep -A1 '^## THP and huge pages before the run' "$(find "$MEMBENCH_RESULTS" -path '*-next/provenance.txt')" | grep -qx 'thp enabled: madvise'
+}
+
+@test "after kill -9 with a 1 GiB pool reserved, harness/restore puts that pool back" {
+	G1=$MEMBENCH_SYSFS/kernel/mm/hugepages/hugepages-1048576kB
+	mkdir -p "$G1"
+	echo 0 >"$G1/nr_hugepages"
+	start_killable --hugepages 1G:2 --label killed
+	grep -q "^file	$G1/nr_hugepages	0$" "$MEMBENCH_LOCK_DIR/journal"
+	kill -KILL -- -"$PGID"; wait "$PGID" || true
+	assert_equal "$(cat "$G1/nr_hugepages")" 2
+	run "$HARNESS_REPO/harness/restore"
+	assert_success
+	assert_output --partial "left changed: $G1/nr_hugepages is '2', was '0'"
+	assert_output --partial "restore: restored $G1/nr_hugepages to '0'"
+	assert_equal "$(cat "$G1/nr_hugepages")" 0
+	[ ! -e "$MEMBENCH_LOCK_DIR/journal" ]
 }
 
 @test "harness/restore puts back what a killed run left, and says when there is nothing" {

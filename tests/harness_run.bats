@@ -88,6 +88,107 @@ gov() { cat "$FAKE/sys/devices/system/cpu/cpu$1/cpufreq/scaling_governor"; }
 	[ "$(pool)" = 0 ]
 }
 
+# offer_1g: the fake machine keeps a pool of 1 GiB pages too.
+G1=kernel/mm/hugepages/hugepages-1048576kB
+offer_1g() {
+	mkdir -p "$FAKE/sys/$G1"
+	echo 0 >"$FAKE/sys/$G1/nr_hugepages"
+	echo 0 >"$FAKE/sys/$G1/free_hugepages"
+}
+pool1g() { cat "$FAKE/sys/$G1/nr_hugepages"; }
+
+@test "--hugepages SIZE:N: pages of that size in its own pool, recorded, restored; the default size's stays nr_hugepages" {
+	offer_1g
+	run "$RUN" --hugepages 1G:2 --label g -- -s 1000
+	assert_success
+	assert_output --partial "run: restored $FAKE/sys/$G1/nr_hugepages to '0'"
+	d=$(result_dir)
+	run jq -r '.state_during[]' "$d/step-001.json"
+	assert_line "$G1/nr_hugepages: 2"
+	assert_line "$G1/free_hugepages: 0"
+	assert_line 'kernel/mm/hugepages/hugepages-2048kB/nr_hugepages: 0'
+	assert_line 'nr_hugepages: 0'
+	run jq -r '.settings[]' "$d/step-001.json"
+	assert_output 'hugepages 1G: 2 reserved (was 0), verified'
+	grep -qx -- '- hugepages 1G: 2 reserved (was 0), verified' "$d/provenance.txt"
+	[ "$(pool1g)" = 0 ] && [ "$(pool)" = 0 ]
+	# 2M is the default size here: nr_hugepages, as --hugepages 8 writes
+	rm -rf "$MEMBENCH_RESULTS"
+	run "$RUN" --hugepages 2M:8 -- -s 1000
+	assert_success
+	run jq -r '.state_during[], .settings[]' "$(result_dir)/step-001.json"
+	assert_line 'nr_hugepages: 8'
+	assert_line "$G1/nr_hugepages: 0"
+	assert_line 'hugepages 2M: 8 reserved (was 0), verified'
+	[ "$(pool)" = 0 ]
+	# meminfo's Hugepagesize names the default size where sysfs does not
+	rm -r "$FAKE/sys/kernel/mm/hugepages/hugepages-2048kB"
+	run "$RUN" --dry-run --hugepages 2M:4 -- -s 1000
+	assert_success
+	assert_line "dry-run: hugepages 2M: would write '4' to $FAKE/proc/sys/vm/nr_hugepages (now '0') and check the count"
+}
+
+@test "a 1 GiB pool the kernel fills short is caught" {
+	offer_1g
+	make_short_pool_writer "$BATS_TEST_TMPDIR/writer"
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/writer FAKE_POOL_LIMIT=1
+	run "$RUN" --hugepages 1G:2 -- -s 1000
+	assert_success
+	assert_output --partial 'run: warning: hugepages 1G: NOT applied as asked: asked for 2 huge pages of 1G, the kernel reserved 1 (short pool)'
+	run jq -r .status "$(result_dir)/step-001.json"
+	assert_output 'ok; hugepages 1G NOT as asked'
+	run jq -r '.state_during[]' "$(result_dir)/step-001.json"
+	assert_line "$G1/nr_hugepages: 1"
+	[ "$(pool1g)" = 0 ]
+}
+
+@test "--hugepages: a malformed value, or a size the kernel does not offer, is one line naming the sizes it offers, exit 2, nothing changed" {
+	before=$(tree_digest)
+	for v in 1G:x 1G: :2 3X:2 1G:2:3 -1 0G:1 2.5M:1 1G:1234567890123 "$(printf '1G:1\n2')"; do
+		run "$RUN" --thp always --hugepages "$v" -- -s 1000
+		assert_failure 2
+		assert_equal "${#lines[@]}" 1
+		assert_output --partial 'run: --hugepages wants a page count N, or SIZE:N for pages of a named size (1G:2, 2M:512), not '
+	done
+	# refused before anything changes: THP, set before the pool, is never written
+	make_fake_tool "$BATS_TEST_TMPDIR/bin" knob-log 'echo "$1" >>"$KNOB_LOG"; printf "%s\n" "$2" >"$1"'
+	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/bin/knob-log KNOB_LOG=$BATS_TEST_TMPDIR/knob.log
+	for a in '' --dry-run; do
+		run "$RUN" $a --thp always --hugepages 1G:2 -- -s 1000
+		assert_failure 2
+		assert_output "run: --hugepages 1G:2: this kernel offers no 1G huge pages (no $FAKE/sys/$G1); it offers 2M"
+	done
+	[ ! -e "$KNOB_LOG" ]
+	[ "$(tree_digest)" = "$before" ]
+	[ ! -e "$MEMBENCH_RESULTS" ]
+	[ ! -e "$FAKE_BENCH_LOG" ]
+	# every size it offers, smallest first
+	offer_1g
+	mkdir "$FAKE/sys/kernel/mm/hugepages/hugepages-32768kB"
+	run "$RUN" --hugepages 64K:1 -- -s 1000
+	assert_failure 2
+	assert_output --partial 'it offers 2M, 32M and 1G'
+}
+
+@test "apply_hugepages N SIZE_KB, as a sweep names 1 GiB pages: that pool; a size not offered is refused, or left in HUGEPAGES_PROBLEM" {
+	export MEMBENCH_LOCK_DIR=$BATS_TEST_TMPDIR/lock
+	# shellcheck disable=SC2016 # run by the inner bash
+	apply='set -eu; . "$1/harness/lib.sh"; HUGEPAGES_TOO_MANY=${2:-die} apply_hugepages 2 1048576
+		printf "problem=%s got=%s\n" "$HUGEPAGES_PROBLEM" "$HUGEPAGES_GOT"; printf "%s\n" "${SETTINGS[@]}"'
+	run bash -c "$apply" sweep "$HARNESS_REPO" skip
+	assert_success
+	assert_output "problem=--hugepages 1G:2: this kernel offers no 1G huge pages (no $FAKE/sys/$G1); it offers 2M got="
+	run bash -c "$apply" sweep "$HARNESS_REPO"
+	assert_failure 2
+	assert_output "sweep: --hugepages 1G:2: this kernel offers no 1G huge pages (no $FAKE/sys/$G1); it offers 2M"
+	offer_1g
+	run bash -c "$apply" sweep "$HARNESS_REPO"
+	assert_success
+	assert_line 'problem= got=2'
+	assert_line 'hugepages 1G: 2 reserved (was 0), verified'
+	[ "$(pool1g)" = 2 ] && [ "$(pool)" = 0 ]
+}
+
 @test "--required refuses a short pool, restores it and runs nothing" {
 	make_short_pool_writer "$BATS_TEST_TMPDIR/writer"
 	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/writer FAKE_POOL_LIMIT=3

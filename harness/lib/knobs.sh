@@ -66,58 +66,69 @@ write_freq_range() {
 	fi
 }
 
-# restore_all: undo every change, newest first.  Safe to call twice.
-# What could not be put back stays in RESTORE_* and in the journal, and
-# sets RESTORE_FAILED.
-RESTORE_FAILED=0
-restore_all() {
-	local i kind target value now min max fk=() ft=() fv=() failed
-	for ((i = ${#RESTORE_KIND[@]} - 1; i >= 0; i--)); do
-		failed=0
-		kind=${RESTORE_KIND[$i]} target=${RESTORE_TARGET[$i]} value=${RESTORE_VALUE[$i]}
-		case "$kind" in
-		file)
-			knob_write "$target" "$value" 2>/dev/null || true
-			now=$(knob_current "$target")
-			if [ "$now" = "$value" ]; then
-				note "restored $target to '$value'"
-			else
-				printf '%s: RESTORE FAILED: %s is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
-				failed=1
-			fi
-			;;
-		minmax)
-			min=${value% *} max=${value#* }
-			write_freq_range "$target" "$min" "$max"
-			now="$(knob_current "$target/scaling_min_freq") $(knob_current "$target/scaling_max_freq")"
-			if [ "$now" = "$value" ]; then
-				note "restored $target min/max to $value kHz"
-			else
-				printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
-				failed=1
-			fi
-			;;
-		mount)
-			if umount "$target" 2>/dev/null && rmdir "$target"; then
-				note "unmounted the hugetlbfs at $target"
-			else
-				printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
-				failed=1
-			fi
-			;;
-		ppc64_smt | ppc64_dscr)
-			if ppc64_cpu "--${kind#ppc64_}=$value" >/dev/null 2>&1; then
-				note "restored ppc64_cpu --${kind#ppc64_}=$value"
-			else
-				printf '%s: RESTORE FAILED: ppc64_cpu --%s=%s\n' "$PROG" "${kind#ppc64_}" "$value" >&2
-				failed=1
-			fi
-			;;
-		esac
-		if [ "$failed" = 1 ]; then
-			RESTORE_FAILED=1
-			fk=("$kind" ${fk[@]+"${fk[@]}"}) ft=("$target" ${ft[@]+"${ft[@]}"}) fv=("$value" ${fv[@]+"${fv[@]}"})
+# restore_entry I: put back RESTORE_*[I] and read it back; returns 1
+# (having said RESTORE FAILED) when it did not go back.
+restore_entry() {
+	local kind=${RESTORE_KIND[$1]} target=${RESTORE_TARGET[$1]} value=${RESTORE_VALUE[$1]} now min max
+	case "$kind" in
+	file)
+		knob_write "$target" "$value" 2>/dev/null || true
+		now=$(knob_current "$target")
+		if [ "$now" = "$value" ]; then
+			note "restored $target to '$value'"
+		else
+			printf '%s: RESTORE FAILED: %s is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+			return 1
 		fi
+		;;
+	minmax)
+		min=${value% *} max=${value#* }
+		write_freq_range "$target" "$min" "$max"
+		now="$(knob_current "$target/scaling_min_freq") $(knob_current "$target/scaling_max_freq")"
+		if [ "$now" = "$value" ]; then
+			note "restored $target min/max to $value kHz"
+		else
+			printf '%s: RESTORE FAILED: %s min/max is %s, was %s\n' "$PROG" "$target" "$now" "$value" >&2
+			return 1
+		fi
+		;;
+	mount)
+		if umount "$target" 2>/dev/null && rmdir "$target"; then
+			note "unmounted the hugetlbfs at $target"
+		else
+			printf '%s: RESTORE FAILED: could not unmount the hugetlbfs at %s\n' "$PROG" "$target" >&2
+			return 1
+		fi
+		;;
+	ppc64_smt | ppc64_dscr)
+		if ppc64_cpu "--${kind#ppc64_}=$value" >/dev/null 2>&1; then
+			note "restored ppc64_cpu --${kind#ppc64_}=$value"
+		else
+			printf '%s: RESTORE FAILED: ppc64_cpu --%s=%s\n' "$PROG" "${kind#ppc64_}" "$value" >&2
+			return 1
+		fi
+		;;
+	esac
+	return 0
+}
+
+# restore_all: undo every change, newest first.  restore_one KIND TARGET:
+# only that one (run-matrix gives back a pool it could not fill and keeps
+# the others).  Safe to call twice.  What could not be put back stays in
+# RESTORE_* and in the journal, and sets RESTORE_FAILED.
+RESTORE_FAILED=0
+restore_all() { restore_changes; }
+restore_one() { restore_changes "$1" "$2"; }
+restore_changes() {
+	local i fk=() ft=() fv=()
+	for ((i = ${#RESTORE_KIND[@]} - 1; i >= 0; i--)); do
+		if [ $# -eq 0 ] || [ "${RESTORE_KIND[$i]}:${RESTORE_TARGET[$i]}" = "$1:$2" ]; then
+			! restore_entry "$i" || continue
+			RESTORE_FAILED=1
+		fi
+		fk=("${RESTORE_KIND[$i]}" ${fk[@]+"${fk[@]}"})
+		ft=("${RESTORE_TARGET[$i]}" ${ft[@]+"${ft[@]}"})
+		fv=("${RESTORE_VALUE[$i]}" ${fv[@]+"${fv[@]}"})
 	done
 	RESTORE_KIND=(${fk[@]+"${fk[@]}"}) RESTORE_TARGET=(${ft[@]+"${ft[@]}"}) RESTORE_VALUE=(${fv[@]+"${fv[@]}"})
 	journal_write

@@ -21,6 +21,7 @@ CPU_DIR=$SYSFS/devices/system/cpu
 THP_FILE=$SYSFS/kernel/mm/transparent_hugepage/enabled
 THP_DEFRAG_FILE=$SYSFS/kernel/mm/transparent_hugepage/defrag
 NR_HUGEPAGES_FILE=$PROCFS/sys/vm/nr_hugepages
+HUGEPAGES_DIR=$SYSFS/kernel/mm/hugepages   # a hugepages-<kB>kB pool per size offered
 SMT_FILE=$CPU_DIR/smt/control
 
 HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,4 +88,84 @@ expand_cpu_list() {
 		*) is_uint "$part" || return 1; printf '%s\n' "$part" ;;
 		esac
 	done
+}
+
+# ------------------------------------------------------- huge page sizes
+# page_kb SIZE: a huge page size as hugeadm writes one (64K, 2M, 1G; 2MB
+# and 1GiB too) in PAGE_KB, in kB; returns 1 for anything else.
+page_kb() {
+	PAGE_KB=''
+	[[ $1 =~ ^([1-9][0-9]{0,6})([KkMmGg])(i?[Bb])?$ ]] || return 1
+	case "${BASH_REMATCH[2]}" in
+	[Kk]) PAGE_KB=${BASH_REMATCH[1]} ;;
+	[Mm]) PAGE_KB=$((BASH_REMATCH[1] * 1024)) ;;
+	*) PAGE_KB=$((BASH_REMATCH[1] * 1048576)) ;;
+	esac
+}
+
+# page_words KB: KB kB as hugeadm names the size (2048: 2M, 1048576: 1G)
+# in PAGE_WORDS.
+page_words() {
+	if (($1 % 1048576 == 0)); then PAGE_WORDS=$(($1 / 1048576))G
+	elif (($1 % 1024 == 0)); then PAGE_WORDS=$(($1 / 1024))M
+	else PAGE_WORDS=$1K; fi
+}
+
+# parse_hugepages SPEC: --hugepages' value, N (pages of the default size)
+# or SIZE:N (hugeadm's --pool-pages-min form: 1G:2, 2M:512), in HP_PAGES
+# and HP_SIZE_KB (empty for the default size); returns 1 for anything
+# else.  At most 12 digits: N x a 1 GiB page stays inside shell numbers.
+parse_hugepages() {
+	HP_PAGES=$1 HP_SIZE_KB=''
+	case "$1" in
+	*:*) page_kb "${1%%:*}" || return 1
+		HP_SIZE_KB=$PAGE_KB HP_PAGES=${1#*:} ;;
+	esac
+	[[ $HP_PAGES =~ ^[0-9]{1,12}$ ]] || return 1
+	HP_PAGES=$((10#$HP_PAGES))
+}
+
+# hugepage_sizes: the sizes the kernel keeps a pool of, one
+# $HUGEPAGES_DIR/hugepages-<kB>kB directory each, smallest first: in
+# HUGEPAGE_SIZES (kB) and HUGEPAGE_SIZE_WORDS ("2M and 1G", or "none").
+hugepage_sizes() {
+	local - d kb i j t
+	set +f # run-matrix reads its matrix with globbing off
+	HUGEPAGE_SIZES=() HUGEPAGE_SIZE_WORDS=''
+	for d in "$HUGEPAGES_DIR"/hugepages-*kB; do
+		kb=${d##*/hugepages-} kb=${kb%kB}
+		if [ -d "$d" ] && is_posint "$kb"; then HUGEPAGE_SIZES+=("$kb"); fi
+	done
+	# a glob sorts 1048576kB before 2048kB
+	for ((i = 1; i < ${#HUGEPAGE_SIZES[@]}; i++)); do
+		for ((j = i; j > 0 && HUGEPAGE_SIZES[j - 1] > HUGEPAGE_SIZES[j]; j--)); do
+			t=${HUGEPAGE_SIZES[j]} HUGEPAGE_SIZES[j]=${HUGEPAGE_SIZES[j - 1]} HUGEPAGE_SIZES[j - 1]=$t
+		done
+	done
+	for ((i = 0; i < ${#HUGEPAGE_SIZES[@]}; i++)); do
+		page_words "${HUGEPAGE_SIZES[i]}"
+		if ((i == 0)); then HUGEPAGE_SIZE_WORDS=$PAGE_WORDS
+		elif ((i == ${#HUGEPAGE_SIZES[@]} - 1)); then HUGEPAGE_SIZE_WORDS="$HUGEPAGE_SIZE_WORDS and $PAGE_WORDS"
+		else HUGEPAGE_SIZE_WORDS="$HUGEPAGE_SIZE_WORDS, $PAGE_WORDS"; fi
+	done
+	HUGEPAGE_SIZE_WORDS=${HUGEPAGE_SIZE_WORDS:-none}
+}
+
+# hugepages_offered KB: whether the kernel keeps a pool of KB kB pages
+# (its hugepages-<KB>kB directory, or the default size, meminfo's
+# Hugepagesize, whose pool is nr_hugepages); when not, HP_WHY says so and
+# names the sizes it does offer.
+hugepages_offered() {
+	local kb line
+	HP_WHY=''
+	hugepage_sizes
+	for kb in ${HUGEPAGE_SIZES[@]+"${HUGEPAGE_SIZES[@]}"}; do
+		[ "$kb" != "$1" ] || return 0
+	done
+	while IFS= read -r line; do
+		case "$line" in Hugepagesize:*) [[ $line =~ ^Hugepagesize:\ +$1\ kB$ ]] && return 0 ;; esac
+	done 2>/dev/null <"$PROCFS/meminfo" || true
+	page_words "$1"
+	HP_WHY="this kernel offers no $PAGE_WORDS huge pages (no $HUGEPAGES_DIR/hugepages-$1kB); it offers $HUGEPAGE_SIZE_WORDS"
+	return 1
 }

@@ -95,7 +95,9 @@ Machine settings (each one is saved, applied, verified, recorded and restored):
                       per-thread CPU report.
   --numa 'ARGS'       run bench under `numactl ARGS`
   --thp always|madvise|never   transparent huge pages
-  --hugepages N       reserve N default-size huge pages (count is verified)
+  --hugepages [SIZE:]N
+                      reserve N huge pages of the default size, or of SIZE
+                      (1G:2, 2M:512: that size's own pool); count verified
   --smt on|off        SMT control (sysfs smt/control, or ppc64_cpu)
   --prefetch off      hardware prefetch off where the platform allows it
   --required          stop (exit 2) when a setting cannot be applied, instead
@@ -117,7 +119,7 @@ EOF
 # parse_common_opt ARGS...: consume one common option, set CONSUMED.
 # Returns 1 on "--" (the caller then takes the rest as bench arguments).
 parse_common_opt() {
-	local opt=$1
+	local opt=$1 q
 	! parse_std_opt "$@" || return 0
 	CONSUMED=2
 	case "$opt" in
@@ -135,7 +137,11 @@ parse_common_opt() {
 	--numa) OPT_NUMA=$2 ;;
 	--thp) case "$2" in always|madvise|never) OPT_THP=$2 ;;
 		*) die "--thp wants always, madvise or never, not '$2'" ;; esac ;;
-	--hugepages) is_uint "$2" || die "--hugepages wants a page count, not '$2'"
+	--hugepages) printf -v q '%q' "$2" # a newline stays in the one line
+		parse_hugepages "$2" ||
+			die "--hugepages wants a page count N, or SIZE:N for pages of a named size (1G:2, 2M:512), not $q"
+		# a size the kernel keeps no pool of: refused before anything changes
+		[ -z "$HP_SIZE_KB" ] || hugepages_offered "$HP_SIZE_KB" || die "--hugepages $2: $HP_WHY"
 		OPT_HUGEPAGES=$2 ;;
 	--smt) case "$2" in on|off) OPT_SMT=$2 ;; *) die "--smt wants on or off, not '$2'" ;; esac ;;
 	--prefetch) case "$2" in on|off) OPT_PREFETCH=$2 ;;

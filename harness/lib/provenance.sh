@@ -55,7 +55,7 @@ state_line() {
 }
 
 capture_state() {
-	local - f line
+	local - d f line
 	set +f # run-matrix reads its matrix with globbing off; this needs it
 	state_line "$THP_FILE"
 	printf 'thp enabled: %s\n' "$STATE_LINE"
@@ -70,10 +70,14 @@ capture_state() {
 			esac
 		done <"$PROCFS/meminfo"
 	fi
-	for f in "$SYSFS"/kernel/mm/hugepages/hugepages-*/nr_hugepages; do
-		[ -r "$f" ] || continue
-		state_line "$f"
-		printf '%s: %s\n' "${f#"$SYSFS"/}" "$STATE_LINE"
+	# every size the kernel offers: meminfo's lines are the default size's
+	# alone, and a 1 GiB pool is its own
+	for d in "$HUGEPAGES_DIR"/hugepages-*kB; do
+		for f in "$d/nr_hugepages" "$d/free_hugepages"; do
+			[ -r "$f" ] || continue
+			state_line "$f"
+			printf '%s: %s\n' "${f#"$SYSFS"/}" "$STATE_LINE"
+		done
 	done
 	return 0
 }

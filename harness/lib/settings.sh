@@ -141,70 +141,96 @@ apply_thp() {
 	return 0
 }
 
-# apply_hugepages N: reserve, then check the kernel really did; it silently
-# reserves fewer when memory is fragmented.  HUGEPAGES_PROBLEM says why the
-# pool could not be written at all (empty when it could).
-# A pool that does not fit is refused (exit 2), or with HUGEPAGES_TOO_MANY=skip
-# (run-matrix, which then skips the cells) left in HUGEPAGES_PROBLEM.
+# apply_hugepages N|SIZE:N [SIZE_KB]: reserve N huge pages of the default
+# size, or of the size SIZE names (--hugepages 1G:2) or SIZE_KB kB
+# (apply_hugepages 2 1048576), in that size's own pool, then check the
+# kernel really did: it silently reserves fewer when memory is
+# fragmented.  HUGEPAGES_PROBLEM says why the pool could not be written
+# at all (empty when it could), HUGEPAGES_GOT what the pool holds after.
+# A pool that does not fit, or a size the kernel keeps no pool of, is
+# refused (exit 2), or with HUGEPAGES_TOO_MANY=skip (run-matrix, which
+# then skips the cells) left in HUGEPAGES_PROBLEM.
 HUGEPAGES_GOT='' HUGEPAGES_PROBLEM='' HUGEPAGES_TOO_MANY=die
 HUGEPAGES_MARGIN_PCT=10
 
 # meminfo_kb KEY: KEY's value in $PROCFS/meminfo (kB), empty when absent.
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2; exit }' "$PROCFS/meminfo" 2>/dev/null; }
 
-# hugepages_overcommit WANT CUR: say why growing the pool from CUR to WANT
-# pages would not fit, or return 1 when it fits.  The growth, (WANT - CUR)
-# x Hugepagesize (pages already in the pool are not in MemAvailable), must
-# stay below MemAvailable minus HUGEPAGES_MARGIN_PCT% of MemTotal, which is
+# hugepages_overcommit WANT CUR [SIZE_KB [SPEC]]: say why growing the pool
+# from CUR to WANT pages of SIZE_KB kB (default: Hugepagesize) would not
+# fit, or return 1 when it fits.  The growth, (WANT - CUR) x the page
+# size (pages already in the pool are not in MemAvailable), must stay
+# below MemAvailable minus HUGEPAGES_MARGIN_PCT% of MemTotal, which is
 # left for the kernel, bench's own pages and everything else running.
+# SPEC is the --hugepages value the message names (default: WANT).
 # Without MemAvailable (kernels before 3.14) nothing is checked.
 hugepages_overcommit() {
-	local want=$1 cur=$2 size total avail margin grow
-	size=$(meminfo_kb Hugepagesize) total=$(meminfo_kb MemTotal) avail=$(meminfo_kb MemAvailable)
+	local want=$1 cur=$2 size=${3:-} total avail margin grow
+	[ -n "$size" ] || size=$(meminfo_kb Hugepagesize)
+	total=$(meminfo_kb MemTotal) avail=$(meminfo_kb MemAvailable)
 	is_posint "$size" && is_uint "$total" && is_uint "$avail" && is_uint "$cur" || return 1
 	[ "$want" -gt "$cur" ] || return 1
 	grow=$(((want - cur) * size)) margin=$((total * HUGEPAGES_MARGIN_PCT / 100))
 	[ "$grow" -ge $((avail - margin)) ] || return 1
 	printf -- '--hugepages %s does not fit: %s more pages of %s kB are %s kB, and MemAvailable %s kB minus a margin of %s kB (%s%% of MemTotal %s kB) leaves %s kB' \
-		"$want" $((want - cur)) "$size" "$grow" "$avail" "$margin" "$HUGEPAGES_MARGIN_PCT" "$total" $((avail - margin))
+		"${4:-$want}" $((want - cur)) "$size" "$grow" "$avail" "$margin" "$HUGEPAGES_MARGIN_PCT" "$total" $((avail - margin))
 }
 
 apply_hugepages() {
-	local want=$1 cur got
-	HUGEPAGES_PROBLEM=''
-	if [ ! -e "$NR_HUGEPAGES_FILE" ]; then
-		HUGEPAGES_PROBLEM="not available on this machine (no $NR_HUGEPAGES_FILE)"
-		not_applied hugepages "$HUGEPAGES_PROBLEM"
+	local want kb def file name=hugepages spec of='' cur got
+	HUGEPAGES_PROBLEM='' HUGEPAGES_GOT=''
+	parse_hugepages "$1" || die "apply_hugepages: '$1' is neither N nor SIZE:N"
+	want=$HP_PAGES kb=${HP_SIZE_KB:-${2:-}} spec=$HP_PAGES
+	[ -z "$kb" ] || is_posint "$kb" || die "apply_hugepages: '$kb' is not a page size in kB"
+	# The default size's pool is nr_hugepages, whichever way it is named;
+	# any other size has its own, beside it in sysfs.
+	file=$NR_HUGEPAGES_FILE
+	if [ -n "$kb" ]; then
+		page_words "$kb"
+		name="hugepages $PAGE_WORDS" spec=$PAGE_WORDS:$want of=" of $PAGE_WORDS"
+		def=$(meminfo_kb Hugepagesize)
+		if [ "$kb" != "$def" ]; then
+			if ! hugepages_offered "$kb"; then
+				HUGEPAGES_PROBLEM="--hugepages $spec: $HP_WHY"
+				[ "$HUGEPAGES_TOO_MANY" = skip ] || die "$HUGEPAGES_PROBLEM"
+				return 0
+			fi
+			file=$HUGEPAGES_DIR/hugepages-${kb}kB/nr_hugepages
+		fi
+	fi
+	if [ ! -e "$file" ]; then
+		HUGEPAGES_PROBLEM="not available on this machine (no $file)"
+		not_applied "$name" "$HUGEPAGES_PROBLEM"
 		return 0
 	fi
-	cur=$(knob_current "$NR_HUGEPAGES_FILE")
-	if HUGEPAGES_PROBLEM=$(hugepages_overcommit "$want" "$cur"); then
+	cur=$(knob_current "$file")
+	if HUGEPAGES_PROBLEM=$(hugepages_overcommit "$want" "$cur" "$kb" "$spec"); then
 		[ "$HUGEPAGES_TOO_MANY" = skip ] || die "$HUGEPAGES_PROBLEM"
 		return 0
 	fi
 	HUGEPAGES_PROBLEM=''
 	if ! is_root; then
-		HUGEPAGES_PROBLEM="needs root (would write $want to $NR_HUGEPAGES_FILE, now $cur)"
-		not_applied hugepages "$HUGEPAGES_PROBLEM"
+		HUGEPAGES_PROBLEM="needs root (would write $want to $file, now $cur)"
+		not_applied "$name" "$HUGEPAGES_PROBLEM"
 		return 0
 	fi
 	if [ "$DRY_RUN" = 1 ]; then
-		plan "hugepages: would write '$want' to $NR_HUGEPAGES_FILE (now '$cur') and check the count"
+		plan "$name: would write '$want' to $file (now '$cur') and check the count"
 		return 0
 	fi
-	save_for_restore file "$NR_HUGEPAGES_FILE" "$cur"
-	if ! knob_write "$NR_HUGEPAGES_FILE" "$want" 2>/dev/null; then
-		HUGEPAGES_PROBLEM="$NR_HUGEPAGES_FILE is not writable (run as root)"
-		not_verified hugepages "$HUGEPAGES_PROBLEM"
+	save_for_restore file "$file" "$cur"
+	if ! knob_write "$file" "$want" 2>/dev/null; then
+		HUGEPAGES_PROBLEM="$file is not writable (run as root)"
+		not_verified "$name" "$HUGEPAGES_PROBLEM"
 		return 0
 	fi
-	got=$(knob_current "$NR_HUGEPAGES_FILE")
+	got=$(knob_current "$file")
 	HUGEPAGES_GOT=$got
 	if [ "$got" != "$want" ]; then
-		not_verified hugepages "asked for $want huge pages, the kernel reserved $got (short pool)"
+		not_verified "$name" "asked for $want huge pages$of, the kernel reserved $got (short pool)"
 		return 0
 	fi
-	record_setting "hugepages: $want reserved (was $cur), verified"
+	record_setting "$name: $want reserved (was $cur), verified"
 }
 
 # apply_hugetlbfs_mount: mount a hugetlbfs on a fresh directory of our own
