@@ -52,6 +52,15 @@ make_fake_machine() {
 # $FAKE_RUNTIME, and reports thread i on CPU word i of $FAKE_CPUS (default:
 # CPU i), and run.arrays as $FAKE_ARRAYS (default []).  The rates it
 # prints are made up; tests only check the harness.
+# Its latency JSON gives the probes' figures by the pages the buffer got
+# (4 KiB; 2 MiB under THP always or --alloc thp, or from the default
+# hugetlb pool; --page-size's with --alloc hugetlb): memory 90.25 ns on
+# every page size, the full random chase's tail 200.5, 150.5 (THP), 145.5
+# (a 2 MiB pool) or 140.5 ns (1 GiB pages), TLB levels whose reach is
+# below --max, smaller_pages_behind with $FAKE_SMALLER_PAGES_BEHIND on
+# huge pages, and no probes at all with $FAKE_NO_PROBES.  --page-size
+# wants the fake machine's hugepages-<kB>kB directory, as a kernel that
+# offers the size has.
 make_fake_bench() {
 	cat >"$1" <<'EOF'
 #!/bin/bash
@@ -60,11 +69,15 @@ echo "$*" >>"${FAKE_BENCH_LOG:-/dev/null}"
 mode=stream
 case "${1:-}" in stream|latency|all|info) mode=$1; shift ;; esac
 case "${1:-}" in --version) echo 'bench fake 0'; exit 0 ;; esac
-threads=2 size=1000 json=0 max_mb=64 jfile='' plan=0 alloc=mmap
+threads=2 size=1000 json=0 max_mb=64 jfile='' plan=0 alloc=mmap page_size='' page_arg=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--plan) plan=1 ;;
 	--alloc) alloc=$2; shift ;;
+	--page-size) page_arg=$2
+		case "$2" in *K) page_size=$((${2%K} * 1024)) ;; *M) page_size=$((${2%M} * 1048576)) ;;
+		*G) page_size=$((${2%G} * 1073741824)) ;; *) page_size=$2 ;; esac
+		shift ;;
 	-t|--threads) threads=$2; shift ;;
 	-s|--size) size=$2; shift ;;
 	--max) case "$2" in *K) max_mb=$(awk -v v="${2%K}" 'BEGIN { print v / 1024 }') ;;
@@ -89,11 +102,18 @@ nap() {
 	wait "$napper"
 	trap - TERM INT
 }
-# --plan: bench's key=value allocation plan, with 2 MiB huge pages and the
-# fake machine's 4 MiB LLC ($FAKE_LLC_BYTES overrides it).
+# --page-size: a size the fake machine offers, as bench refuses one the
+# kernel does not.
+if [ -n "$page_size" ] && [ ! -d "${MEMBENCH_SYSFS:-/sys}/kernel/mm/hugepages/hugepages-$((page_size / 1024))kB" ]; then
+	echo "bench: --page-size $page_arg: the kernel offers no huge pages of that size (no hugepages-$((page_size / 1024))kB)" >&2
+	exit 2
+fi
+# --plan: bench's key=value allocation plan, with 2 MiB huge pages (or
+# --page-size's) and the fake machine's 4 MiB LLC ($FAKE_LLC_BYTES
+# overrides it).
 if [ "$plan" = 1 ]; then
 	[ -z "${FAKE_NO_PLAN:-}" ] || { echo "bench: unknown option '--plan' (see bench --help)" >&2; exit 2; }
-	llc=${FAKE_LLC_BYTES:-4194304} hp=2097152
+	llc=${FAKE_LLC_BYTES:-4194304} hp=${page_size:-2097152}
 	printf 'mode=%s\nalloc=%s\nsize_auto=0\noffset=0\nstagger=0\nelem_bytes=8\n' "$mode" "$alloc"
 	printf 'llc_bytes=%s\nstream_rule_elements=%s\nhuge_page_bytes=%s\n' "$llc" $((4 * llc / 8)) "$hp"
 	if [ "$mode" = latency ]; then
@@ -121,7 +141,29 @@ if [ "$mode" = latency ]; then
 			l = (m <= c) ? 10 : 10 + (1 - c / m) * (mem - 10); printf "%.5f %.3f\n", m, l } }'
 	echo
 	echo 'summary: fake'
-	[ -z "$jfile" ] || echo '{"schema":"membench/1","mode":"latency","build":'"$build"',"curve":[],"summary":[{"stride":64,"llc_fit_bytes":'"${FAKE_LLC_FIT:-4194304}"'}]}' >"$jfile"
+	[ -n "$jfile" ] || exit 0
+	page=4096 tail=200.5
+	case "$alloc" in
+	hugetlb) page=${page_size:-2097152} tail=145.5; [ "$page" != 1073741824 ] || tail=140.5 ;;
+	thp) case "$thp" in never|*'[never]'*) ;; *) page=2097152 tail=150.5 ;; esac ;;
+	*) [ "$mem" = 100 ] || { page=2097152 tail=150.5; } ;;
+	esac
+	awk -v max="$max_mb" -v page="$page" -v tail="$tail" -v fit="${FAKE_LLC_FIT:-4194304}" \
+		-v behind="${FAKE_SMALLER_PAGES_BEHIND:-}" -v noprobes="${FAKE_NO_PROBES:-}" 'BEGIN {
+		bytes = max * 1048576; mem = 90.25
+		tl = ""; n = split(page == 4096 ? "64 2048" : (page == 2097152 ? "2048" : ""), e, " ")
+		for (i = 1; i <= n; i++) if (e[i] * page < bytes)
+			tl = tl (tl == "" ? "" : ",") sprintf("{\"entries\":%d,\"page_bytes\":%d,\"reach_bytes\":%d,\"miss_ns\":%d,\"confidence\":1,\"certain\":true}", e[i], page, e[i] * page, 10 * i)
+		seen = bytes / page >= 128 ? sprintf("{\"page_bytes\":%d,\"pages\":%d,\"bytes\":%d,\"not_measured\":null}", page, bytes / page, bytes) \
+			: sprintf("{\"page_bytes\":%d,\"pages\":null,\"bytes\":null,\"not_measured\":\"--max holds %d pages of %d bytes, and the line-a-page chase needs 128\"}", page, int((bytes + page - 1) / page), page)
+		sb = (behind != "" && page > 4096) ? "{\"ns\":35.5,\"tlb_hit_ns\":1.5,\"reach_bytes\":8388608,\"from_bytes\":4194304,\"to_bytes\":8388608,\"points\":3}" : "null"
+		mm = sprintf("{\"reached\":true,\"ns\":%s,\"cycles\":null,\"tlb_local_tail_ns\":%s,\"tail_ns\":%s,\"tlb_ns\":%s,\"smaller_pages_behind\":%s}", mem, mem, tail, tail - mem, sb)
+		if (noprobes != "") { mm = "null"; seen = "null"; tl = "null" } else tl = "[" tl "]"
+		printf "{\"page_kib\":%d,\"summary\":{\"stride\":64,\"llc_fit_bytes\":%s,\"tail\":{\"ns\":%s,\"cycles\":null,\"bytes\":%d,\"from_bytes\":%d,\"points\":3},\"memory\":%s,\"tlbs\":%s,\"tlbs_seen\":%s,\"not_measured_apart\":%s}}\n",
+			page / 1024, fit, tail, bytes, bytes * 0.84, mm, tl, seen, noprobes != "" ? "\"fake: the probes did not run\"" : "null" }' |
+		jq -c --argjson build "$build" --arg alloc "$alloc" '{schema: "membench/1", mode: "latency", build: $build,
+			run: {alloc: $alloc, buffer: {page_kib: .page_kib, huge_pct: (if .page_kib > 4 then 100 else 0 end)}},
+			curve: [], summary: [.summary]}' >"$jfile"
 	exit 0
 fi
 nap

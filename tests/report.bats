@@ -219,6 +219,94 @@ png_ok() {
 	grep -q '>OS cache size<' "$LAT/plot-latency.svg"
 }
 
+# keep_gnuplot: a gnuplot on PATH that keeps each script report gives it,
+# with the data files beside it, in $GP/<script name>/, then draws it.
+keep_gnuplot() {
+	local bin=$BATS_TEST_TMPDIR/gp-bin real
+	need gnuplot
+	real=$(command -v gnuplot)
+	GP=$BATS_TEST_TMPDIR/gp
+	mkdir -p "$bin" "$GP"
+	cat >"$bin/gnuplot" <<EOF
+#!/bin/sh
+mkdir -p "$GP/\${1%.gp}" && cp ./*.dat ./*.gp "$GP/\${1%.gp}/"
+exec "$real" "\$@"
+EOF
+	chmod +x "$bin/gnuplot"
+	PATH=$bin:$PATH
+}
+
+# plant_memory STEP: the step's summary as a run whose caches and TLBs
+# were measured apart says it: memory's own latency (the TLB-local
+# chase's) 1.7 times below the full random chase's tail, and the DRAM
+# level at it, from the second level on.  The tail is the curve's
+# slowest point, so that its label needs room at the top of the plot.
+plant_memory() {
+	jq '([.bench.curve[].ns] | max) as $top | .bench.summary[0] |= (.tail.ns = $top
+		| .tail.ns as $t | .memory = {reached: true, ns: ($t / 1.7), cycles: null,
+		tlb_local_tail_ns: ($t / 1.7), tail_ns: $t, tlb_ns: ($t - $t / 1.7)}
+		| .levels = [.levels[0], {name: "DRAM", ns: ($t / 1.7), cycles: null,
+			from_bytes: .levels[1].from_bytes, to_bytes: .tail.bytes, boundary_bytes: null}])' \
+		"$1" >"$BATS_TEST_TMPDIR/planted.json"
+	cp "$BATS_TEST_TMPDIR/planted.json" "$1"
+}
+
+@test "the latency plot: each curve's last line is its own tail, not memory's own latency, and no label covers another" {
+	keep_gnuplot
+	# five page modes, as sweep-latency-pages runs them: three more
+	# steps like the second, the five tails alike
+	for m in 3:thp-madvise 4:hugetlb 5:hugetlb-1g; do
+		jq --argjson n "${m%%:*}" --arg m "${m#*:}" '.step = $n | .what = $m | .params.Mode = $m' \
+			"$PAGES/step-002.json" >"$PAGES/step-00${m%%:*}.json"
+		cp "$PAGES/step-002.raw" "$PAGES/step-00${m%%:*}.raw"
+	done
+	for i in 1 2 3 4 5; do plant_memory "$PAGES/step-00$i.json"; done
+	run "$REPORT" "$PAGES"
+	assert_success
+	d=$GP/latency-svg
+	read -r ymin ymax < <(sed -n 's/^set yrange \[\([^:]*\):\([^]]*\)\]$/\1 \2/p' "$d/latency.gp")
+	for i in 0 1 2 3 4; do
+		f=$PAGES/step-00$((i + 1)).json
+		read -r tail from to mem < <(jq -r '.bench.summary[0] | "\(.tail.ns) \(.tail.from_bytes) \(.tail.bytes) \(.memory.ns)"' "$f")
+		# the thick line that ends the curve: at its tail, over the
+		# tail's sizes; none at memory's own latency
+		run awk -v t="$tail" -v f="$from" -v e="$to" -v m="$mem" '
+			NF == 2 {
+				if (n++ % 2 == 0) { x0 = $1; y0 = $2 } else if ($1 + 0 > last + 0) { last = $1; first = x0; y = $2 }
+				if ($2 - m < 1e-9 * m && m - $2 < 1e-9 * m) print "a line at memory'"'"'s own latency " m
+			}
+			END {
+				if (last != e || first != f || y - t > 1e-9 * t || t - y > 1e-9 * t)
+					print "the last line runs " first "-" last " at " y ", not the tail " f "-" e " at " t
+			}' "$d/plateau-$i.dat"
+		assert_output ''
+		run cut -f3 "$d/ptail-$i.dat"
+		assert_output "tail $(printf '%.3g' "$tail") ns"
+		grep -qF ">tail $(printf '%.3g' "$tail") ns<" "$PAGES/plot-latency.svg"
+		refute grep -q DRAM "$d/plabel-$i.dat"
+		grep -q "\"ptail-$i.dat\" using 1:2:3 with labels" "$d/latency.gp"
+	done
+	# the drawing has every tail's label (gnuplot leaves off one whose
+	# point is on the frame)
+	[ "$(grep -c '>tail [^<]* ns<' "$PAGES/plot-latency.svg")" = 5 ]
+	# labels at one x lie at least 0.04 of the y range's height apart
+	# (a log axis), and a line below its top (gnuplot draws each 0.8 of
+	# a line above its point)
+	run awk -F'\t' -v lo="$ymin" -v hi="$ymax" '
+		{ n++; x[n] = $1; y[n] = log($2); t[n] = $3 }
+		END {
+			r = log(hi) - log(lo)
+			for (i = 1; i <= n; i++) {
+				if (log(hi) - y[i] < 0.055 * r) print t[i] " at the top of the frame"
+				for (j = i + 1; j <= n; j++)
+					if (x[i] == x[j] && y[i] - y[j] < 0.04 * r && y[j] - y[i] < 0.04 * r)
+						print t[i] " and " t[j] " at " x[i] ": " exp(y[i]) " and " exp(y[j]) " ns"
+			}
+			if (n != 10) print n " labels, not 10"
+		}' "$d"/plabel-*.dat "$d"/ptail-*.dat
+	assert_output ''
+}
+
 # path_without_gnuplot: a PATH that holds only the commands report needs
 # (trimmed_path links all of /usr/bin, which is slow on a busy machine).
 path_without_gnuplot() {
@@ -390,4 +478,105 @@ plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 	run "$REPORT" --format csv "$W"
 	assert_success
 	grep -F "${THREADS#"$W"/}," "$W/report-index.csv" | grep -q 'unreadable'
+}
+
+# ------------------------------------------------- page modes (sweep-latency-pages)
+# pm_csv FILE COLUMN: a column of a report CSV, one cell a line, its
+# quotes undone (the reasons hold commas).
+pm_csv() {
+	python3 -c 'import csv, sys
+r = list(csv.reader(open(sys.argv[1])))
+c = r[0].index(sys.argv[2])
+print("\n".join(x[c] for x in r[1:]))' "$1" "$2"
+}
+
+# pm_plant N JQ: rewrite step N of the page-mode run with a jq program.
+pm_plant() {
+	jq "$2" "$PAGES/step-00$1.json" >"$BATS_TEST_TMPDIR/step.json"
+	cp "$BATS_TEST_TMPDIR/step.json" "$PAGES/step-00$1.json"
+}
+
+# pm_probes: the two steps as a run at 1 GiB would leave them: 4 KiB
+# pages with two TLB levels (the second uncertain), and 2 MiB pages
+# whose TLB did not run out, with smaller pages behind them.
+pm_probes() {
+	pm_plant 1 '.bench.run.buffer.page_kib = 4 | .bench.summary[0] += {tail: {ns: 180.25, bytes: 1073741824},
+		memory: {reached: true, ns: 95.5, tlb_local_tail_ns: 95.5, tail_ns: 180.25, tlb_ns: 84.75, smaller_pages_behind: null},
+		tlbs: [{entries: 72, page_bytes: 4096, reach_bytes: 294912, certain: true},
+		       {entries: 3072, page_bytes: 4096, reach_bytes: 12582912, certain: false}],
+		tlbs_seen: {page_bytes: 4096, pages: 262144, bytes: 1073741824, not_measured: null}}'
+	pm_plant 2 '.bench.run.buffer.page_kib = 2048 | .bench.summary[0] += {tail: {ns: 120.75, bytes: 1073741824},
+		memory: {reached: true, ns: 96.0, tlb_local_tail_ns: 96.0, tail_ns: 120.75, tlb_ns: 24.75,
+		         smaller_pages_behind: {ns: 20.5, tlb_hit_ns: 1, reach_bytes: 8388608, from_bytes: 2097152, to_bytes: 6291456, points: 3}},
+		tlbs: [], tlbs_seen: {page_bytes: 2097152, pages: 512, bytes: 1073741824, not_measured: null}}'
+}
+
+@test "page modes: memory, walks and TLB reach by mode from each step's JSON, and the closing line's arithmetic" {
+	# the fixture's own runs, at 128 KiB: the probes could not run, and
+	# the reach column gives bench's reason
+	run "$REPORT" --format csv "$PAGES"
+	assert_success
+	csv=$PAGES/report-page-modes.csv
+	diff <(pm_csv "$csv" Mode) <(jq -r '.params.Mode' "$PAGES"/step-*.json)
+	diff <(pm_csv "$csv" 'Full random ns') <(jq -r '.bench.summary[0].tail.ns' "$PAGES"/step-*.json)
+	# (report's CSV puts a quote before text a spreadsheet would read as a formula)
+	diff <(pm_csv "$csv" 'TLB reach') <(jq -r '.bench.summary[0] | "\u0027" + (.tlbs_seen.not_measured // .not_measured_apart)' "$PAGES"/step-*.json)
+	[ "$(pm_csv "$csv" 'TLB reach' | head -n 1)" != "'" ]
+	# the figures as a run at 1 GiB gives them
+	pm_probes
+	run "$REPORT" --format csv,md --html "$PAGES"
+	assert_success
+	diff <(pm_csv "$csv" 'Pages') <(printf '4 KiB\n2 MiB\n')
+	diff <(pm_csv "$csv" 'Largest size') <(printf '1 GiB\n1 GiB\n')
+	diff <(pm_csv "$csv" 'Memory ns') <(jq -r '.bench.summary[0].memory.ns' "$PAGES"/step-*.json)
+	diff <(pm_csv "$csv" 'Walks ns') <(jq -r '.bench.summary[0].memory.tlb_ns' "$PAGES"/step-*.json)
+	# the largest level, marked where bench was not certain of it; where
+	# none ran out, at least what the probe saw
+	diff <(pm_csv "$csv" 'TLB reach') <(printf '12 MiB? (4 KiB pages)\n>= 1 GiB (2 MiB pages; no TLB ran out)\n')
+	diff <(pm_csv "$csv" 'Smaller pages behind') <(printf 'no\nyes: +20.5 ns a load at 2 MiB-6 MiB\n')
+	# the saving is the difference of the tails (180.25 - 120.75), the
+	# walks that remain thp-always's of thp-never's (24.75 of 84.75)
+	line="At 1024 MB the best pages (thp-always, 2 MiB) save 60 ns a random access (-33% vs thp-never); 25 ns of thp-never's 85 ns of walks remain (29%); thp-always still sees smaller pages behind its own: the walks that remain are the host's"
+	grep -qxF -- "- $line" "$PAGES/report.md"
+	grep -qF -- "<li>${line//\'/\&#39;}</li>" "$PAGES/report.html"
+	grep -q '<h2>Page modes: memory&#39;s own latency' "$PAGES/report.html"
+	# a run of no page modes has no such table
+	run "$REPORT" --format csv "$LAT"
+	assert_success
+	[ ! -e "$LAT/report-page-modes.csv" ]
+}
+
+@test "page modes: a skipped, a failed and a larger-sized mode are left out of the comparison, and said" {
+	pm_probes
+	jq -n '{schema: "membench-harness/1", step: 3, what: "hugetlb-1g", params: {Mode: "hugetlb-1g", Alloc: "hugetlb"},
+		status: "skipped: bench: --page-size 1G: no 1 GiB pages", exit_status: null, bench: null}' >"$PAGES/step-003.json"
+	jq '.step = 4 | .params.Mode = "hugetlb" | .exit_status = 1 | .status = "validation failed"' "$PAGES/step-002.json" >"$PAGES/step-004.json"
+	jq '.step = 5 | .params.Mode = "thp-madvise" | .bench.summary[0].tail.ns = 50 | .bench.summary[0].tail.bytes = 2147483648' \
+		"$PAGES/step-002.json" >"$PAGES/step-005.json"
+	run "$REPORT" --format csv,md "$PAGES"
+	assert_success
+	csv=$PAGES/report-page-modes.csv
+	diff <(pm_csv "$csv" Status) <(printf 'ok\nok\nskipped: bench: --page-size 1G: no 1 GiB pages\nvalidation failed\nok\n')
+	# a failed step shows none of its figures
+	[ "$(pm_csv "$csv" 'Full random ns' | sed -n 4p)" = '' ]
+	[ "$(pm_csv "$csv" 'TLB reach' | sed -n 4p)" = '' ]
+	grep -qE '^\| 004 +\| hugetlb +\| - +\| - +\| +- \| +- \| +- \| - +\| - +\| validation failed +\|$' "$PAGES/report.md"
+	# thp-madvise's 50 ns is at 2 GiB, not the others' 1 GiB: not the best
+	grep -qxF -- "- At 1024 MB the best pages (thp-always, 2 MiB) save 60 ns a random access (-33% vs thp-never); 25 ns of thp-never's 85 ns of walks remain (29%); thp-always still sees smaller pages behind its own: the walks that remain are the host's; left out: hugetlb-1g (skipped), hugetlb (failed), thp-madvise (largest size 2048 MB)" "$PAGES/report.md"
+}
+
+@test "page modes in report.html: modes, statuses and reasons from the files are escaped" {
+	pm_probes
+	pm_plant 2 '.params.Mode = "<img src=x onerror=alert(1)>&" | .status = "<script>alert(2)</script>"
+		| .bench.summary[0].tlbs_seen.not_measured = "<b onclick=x>\"q\"</b>"'
+	run "$REPORT" --html "$PAGES"
+	assert_success
+	html=$PAGES/report.html
+	grep -qF '<td>&lt;img src=x onerror=alert(1)&gt;&amp;</td>' "$html"
+	grep -qF '<td>&lt;script&gt;alert(2)&lt;/script&gt;</td>' "$html"
+	grep -qF '<td>not measured: &lt;b onclick=x&gt;&quot;q&quot;&lt;/b&gt;</td>' "$html"
+	# the closing line names the mode too
+	grep -qF 'the best pages (&lt;img src=x onerror=alert(1)&gt;&amp;, 2 MiB) save 60 ns' "$html"
+	run grep -cE '<img|<script>alert|<b onclick' "$html"
+	assert_output 0
 }

@@ -62,49 +62,117 @@ size_tics() {
 	}'
 }
 
+# LAT_LABEL_AWK: place_labels(), for plot_latency's awk.  The labels
+# (lx, ly, ltext, lser, lright: x, the plateau's ns, text, series, and
+# 1 for a label that ends at x rather than starts there; nl of them)
+# get their y in py, as log(ns), in an order that depends on nothing but
+# them (by ns, then series, then x): each goes up, a label's height at
+# a time, until it covers no label placed before it.  A label takes
+# 0.045 of the frame's height (a line of the 800x480 plot's frame of
+# about 380 pixels, with room between) and 0.0105 of its width a
+# character (about 7 of its 680 pixels), from its x on.  Where
+# the top label would leave the frame the y range grows (ymax), and the
+# labels are placed again on the new scale.
+LAT_LABEL_AWK='
+# a label across the frame: from lab_x to lab_x + lab_w
+function lab_w(k) { return length(ltext[k]) * 0.0105 }
+function lab_x(k) { return (wx > 0 ? (log(lx[k]) - log(lo)) / wx : 0) - (lright[k] ? lab_w(k) : 0) }
+function lab_before(a, b) {
+	if (ly[a] != ly[b]) return ly[a] < ly[b]
+	if (lser[a] != lser[b]) return lser[a] + 0 < lser[b] + 0
+	return lx[a] + 0 < lx[b] + 0
+}
+function place_labels(   i, j, k, m, t, h, it, moved, peak, ord) {
+	wx = log(hi) - log(lo)
+	for (k = 1; k <= nl; k++) {
+		ord[k] = k
+		for (j = k; j > 1 && lab_before(ord[j], ord[j - 1]); j--) { t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t }
+	}
+	for (it = 0; it < 8; it++) {
+		h = 0.045 * (log(ymax) - log(ymin))
+		peak = ""
+		for (i = 1; i <= nl; i++) {
+			k = ord[i]; py[k] = log(ly[k])
+			do {
+				moved = 0
+				for (j = 1; j < i; j++) {
+					m = ord[j]
+					if (lab_x(k) < lab_x(m) + lab_w(m) && lab_x(m) < lab_x(k) + lab_w(k) &&
+					    py[k] > py[m] - h && py[k] < py[m] + h) { py[k] = py[m] + h; moved = 1 }
+				}
+			} while (moved)
+			if (peak == "" || py[k] > peak) peak = py[k]
+		}
+		# a label sits 0.8 of a line above its y (the script offset)
+		if (peak == "" || peak + 1.4 * h <= log(ymax)) break
+		ymax = exp(peak + 1.5 * h)
+	}
+}
+'
 # plot_latency: one line per curve (record and stride) with its plateaus
 # (thick segments labelled with their ns) and boundaries (dashed) in the
 # curve's colour, the OS-reported cache sizes in grey, dotted; a failed
-# run is a key entry that says FAILED.  jq writes lat.tsv, one line per
-# series, point, level and OS cache; awk splits it into the data files
-# gnuplot reads, with the vertical lines running from the bottom of the
-# y range to its top.
+# run is a key entry that says FAILED.  Each thick line stands for a
+# figure of the curve it is drawn on, the full random chase: its end is
+# the summary's tail (the median of its last points, over those points'
+# sizes), never memory's own latency, which is the TLB-local chase's and
+# is drawn beside that chase (plot_latency_tlb).  So a run whose caches
+# and TLBs were measured apart (summary.memory) draws no DRAM level here;
+# its cache levels stay, as the curves agree below the TLBs' reach.
+# jq writes lat.tsv, one line per series, point, level and OS cache; awk
+# splits it into the data files gnuplot reads, with the vertical lines
+# running from the bottom of the y range to its top, and places the
+# labels so that none covers another (lat_label_awk).
 plot_latency() {
 	local recs=$1 n i ymin ymax lo hi mhz range sep
 	jq -s -r "$JQ_DEFS$JQ_GP"'
+		def positive: num // 0 | . > 0;
 		[.[] | select(.doc != null and (.doc | lat) != null)] as $lat
 		| [$lat[] | select(failed | not) | . as $r | ($r.doc | lat) as $L
 		 | ($L.run.strides // [($L.curve // [])[0].stride]) as $st | $st[] as $s
 		 | {r: $r, L: $L, s: $s, many: (($st | length) > 1)}] | to_entries[]
 		| .key as $i | .value as $v
 		| "series\t\($i)\t" + ("\($v.r.id) \($v.r | plabel)\(if $v.many then " stride \($v.s)" else "" end)" | gp_text) + "\t\($v.L.clock.mhz | gp_num)",
-		  ($v.L.curve[]? | select(.stride == $v.s and (.bytes | num // 0) > 0 and (.ns | num // 0) > 0)
+		  ($v.L.curve[]? | select(.stride == $v.s and (.bytes | positive) and (.ns | positive))
 		   | "point\t\($i)\t\(.bytes)\t\(.ns)"),
-		  (($v.L.summary // [])[] | select(.stride == $v.s) | .levels[]?
-		   | select((.ns | num // 0) > 0 and (.from_bytes | num // 0) > 0 and (.to_bytes | num // 0) > 0)
-		   | "level\t\($i)\t\(.name | gp_text)\t\(.ns)\t\(.from_bytes)\t\(.to_bytes)\t\(.boundary_bytes | gp_num)"),
+		  (($v.L.summary // [])[] | select(.stride == $v.s) | . as $sum
+		   | ((.levels[]? | select(.name != "DRAM" or $sum.memory == null)
+		       | select((.ns | positive) and (.from_bytes | positive) and (.to_bytes | positive))
+		       | "level\t\($i)\t\(.name | gp_text)\t\(.ns)\t\(.from_bytes)\t\(.to_bytes)\t\(.boundary_bytes | gp_num)"),
+		      (.tail | objects | select((.ns | positive) and (.from_bytes | positive) and (.bytes | positive))
+		       | "tail\t\($i)\ttail\t\(.ns)\t\(.from_bytes)\t\(.bytes)\tNaN"))),
 		  ($v.r.doc.system.caches[]? | select(.type != "Instruction" and (.bytes | type) == "number")
 		   | "os\t\(.name | gp_text)\t\(.bytes)"),
 		  ($lat | to_entries[] | select(.value | failed)
 		   | "failed\t\(.key)\t" + ("\(.value.id) \(.value | plabel): FAILED" | gp_text))' "$recs" >"$PLOT/lat.tsv"
 	grep -q '^point' "$PLOT/lat.tsv" || return 0
-	# Pass 1 finds the ranges; pass 2 writes the data files, named by the
-	# series index jq counted, and prints the ranges for the script.
-	range=$(cd "$PLOT" && awk -F'\t' 'BEGIN { OFS = "\t" }
+	# Pass 1 finds the ranges and the labels; pass 2 places the labels,
+	# writes the data files, named by the series index jq counted, and
+	# prints the ranges for the script.
+	range=$(cd "$PLOT" && awk -F'\t' "$LAT_LABEL_AWK"'BEGIN { OFS = "\t" }
 		FNR == NR {
 			if ($1 == "point") {
 				if (ymn == "" || $4 < ymn) ymn = $4; if (ymx == "" || $4 > ymx) ymx = $4
 				if (lo == "" || $3 < lo) lo = $3; if (hi == "" || $3 > hi) hi = $3
 			}
+			# a level'"'"'s label starts where it starts; the tail'"'"'s, at the
+			# end of the curve, ends where it ends
+			if (($1 == "level" || $1 == "tail") && $2 ~ /^[0-9]+$/) {
+				nl++; lser[nl] = $2; ly[nl] = $4; ltext[nl] = $3 " " sprintf("%.3g", $4) " ns"
+				lright[nl] = $1 == "tail"; lx[nl] = lright[nl] ? $6 : $5
+			}
 			next
 		}
-		FNR == 1 { ymin = ymn * 0.8; ymax = ymx * 1.3; top = exp(log(ymin) + 0.97 * (log(ymax) - log(ymin))) }
+		FNR == 1 {
+			ymin = ymn * 0.8; ymax = ymx * 1.3
+			place_labels()
+			top = exp(log(ymin) + 0.97 * (log(ymax) - log(ymin)))
+		}
 		$2 !~ /^[0-9]+$/ && $1 != "os" { next }
 		$1 == "series" { print "\"" $3 "\"\tns" > ("lat-" $2 ".dat") }
 		$1 == "point" { print $3, $4 > ("lat-" $2 ".dat") }
-		$1 == "level" {
+		$1 == "level" || $1 == "tail" {
 			print $5, $4 "\n" $6, $4 "\n" > ("plateau-" $2 ".dat")
-			print $5, $4, $3 " " sprintf("%.3g", $4) " ns" > ("plabel-" $2 ".dat")
 			if ($7 != "NaN" && $7 >= lo && $7 <= hi) print $7, ymin "\n" $7, ymax "\n" > ("boundary-" $2 ".dat")
 		}
 		$1 == "os" && !seen[$3]++ && $3 >= lo && $3 <= hi {
@@ -112,7 +180,12 @@ plot_latency() {
 			print $3, top, $2 " (OS)" > "oslabel.dat"
 		}
 		$1 == "failed" { print "\"" $3 "\"\tns\n" lo, ymax * 100 > ("failed-" $2 ".dat") }
-		END { print ymin, ymax, lo, hi }' lat.tsv lat.tsv)
+		END {
+			# gnuplot draws no label whose point is on the frame: the
+			# tail'"'"'s, at the largest size, goes a hair inside
+			for (k = 1; k <= nl; k++) print (lright[k] ? lx[k] / 1.004 : lx[k]), exp(py[k]), ltext[k] > ((lright[k] ? "ptail-" : "plabel-") lser[k] ".dat")
+			print ymin, ymax, lo, hi
+		}' lat.tsv lat.tsv)
 	IFS=$'\t' read -r ymin ymax lo hi <<<"$range"
 	if ! is_plain_number "$ymin" || ! is_plain_number "$ymax" || ! is_plain_number "$lo" || ! is_plain_number "$hi"; then
 		note "the latency curve's ranges are not numbers; no latency plot"
@@ -147,6 +220,8 @@ plot_latency() {
 				printf ', "plateau-%s.dat" using 1:2 with lines lw 4 lt %d notitle' "$i" "$((i + 1))"
 			[ ! -f "$PLOT/plabel-$i.dat" ] ||
 				printf ', "plabel-%s.dat" using 1:2:3 with labels left offset 0,0.8 tc lt %d notitle' "$i" "$((i + 1))"
+			[ ! -f "$PLOT/ptail-$i.dat" ] ||
+				printf ', "ptail-%s.dat" using 1:2:3 with labels right offset 0,0.8 tc lt %d notitle' "$i" "$((i + 1))"
 			[ ! -f "$PLOT/boundary-$i.dat" ] ||
 				printf ', "boundary-%s.dat" using 1:2 with lines dt 2 lt %d notitle' "$i" "$((i + 1))"
 			n=$((n + 1))
