@@ -10181,11 +10181,11 @@ static int lat_level_alike(const struct lat_summary *re,
 }
 
 /* Name the levels again, once it is known how sure the reading is of
- * each: a level the readings do not name alike, or ending near the one
- * below, takes no number (L2+) under one the reading is certain of, so
- * it cannot make the real L3 an L4; and no more are numbered than the
- * OS reports caches, from the top those that matched none.  The curve
- * is read again with those names: the same levels. */
+ * each: a level ending near the one below (the middle of an edge) takes
+ * no number (L2+) under one the reading is certain of, so it cannot
+ * make the real L3 an L4; and no more are numbered than the OS reports
+ * caches, from the top those that matched none.  The curve is read
+ * again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
 			 struct lat_summary *sum)
@@ -10200,7 +10200,7 @@ static void lat_renumber(const double *bytes, const double *ns, int n,
 		const struct lat_level *lv = &sum->level[i];
 		unsure = (lv->confidence >= 0 && lv->confidence < LAT_CERTAIN) ||
 			 lv->near_below;
-		if (unsure && above) {
+		if (lv->near_below && above) {
 			named.unnumbered |= 1u << i;
 			numbered--;
 		}
