@@ -11236,16 +11236,16 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 		return;
 	}
 	json_open("tlbs_seen", '{');
-	json_num("page_bytes", pr->page);
-	json_num("pages", pr->nlpage ? pr->seen : NAN);
-	json_num("bytes", pr->nlpage ? pr->seen * pr->page : NAN);
+	json_int("page_bytes", (long long)pr->page);
+	json_int_or_null("pages", pr->nlpage > 0, (long long)pr->seen);
+	json_int_or_null("bytes", pr->nlpage > 0, (long long)(pr->seen * pr->page));
 	json_str("not_measured", pr->nlpage ? NULL : pr->lpage_why);
 	json_close('}');
 	json_open("tlbs", '[');
 	for (i = 0; i < pr->ntlbs; i++) {
 		json_open(NULL, '{');
 		json_num("entries", pr->tlb[i].entries);
-		json_num("page_bytes", pr->page);
+		json_int("page_bytes", (long long)pr->page);
 		json_num("reach_bytes", pr->tlb[i].reach);
 		json_num("miss_ns", pr->tlb[i].miss_ns);
 		json_num("confidence", pr->tlb[i].confidence >= 0
@@ -11266,8 +11266,8 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 		json_num("ns", pr->hidden_ns);
 		json_num("tlb_hit_ns", pr->hidden_hit_ns);
 		json_num("reach_bytes", pr->hidden_reach);
-		json_num("from_bytes", pr->hidden_from);
-		json_num("to_bytes", pr->hidden_to);
+		json_int("from_bytes", (long long)pr->hidden_from);
+		json_int("to_bytes", (long long)pr->hidden_to);
 		json_int("points", pr->hidden_pts);
 		json_close('}');
 	} else {
@@ -11287,7 +11287,7 @@ static void lat_json_probe_curves(const struct lat_probe *pr)
 	}
 	json_open("probes", '{');
 	json_int("local_window_bytes", (long long)pr->window);
-	json_num("page_bytes", pr->page);
+	json_int("page_bytes", (long long)pr->page);
 	json_int("retimed", pr->retimed);
 	json_open("tlb_local", '[');
 	for (i = 0; i < pr->nlocal; i++) {
@@ -11301,7 +11301,7 @@ static void lat_json_probe_curves(const struct lat_probe *pr)
 	json_open("line_a_page", '[');
 	for (i = 0; i < pr->nlpage; i++) {
 		json_open(NULL, '{');
-		json_num("pages", (double)pr->lpage[i].bytes / pr->page);
+		json_int("pages", (long long)((double)pr->lpage[i].bytes / pr->page + 0.5));
 		json_int("bytes", (long long)pr->lpage[i].bytes);
 		json_num("ns", pr->lpage[i].ns);
 		json_num("first_ns", pr->lpage[i].first_ns > 0 ? pr->lpage[i].first_ns : NAN);
@@ -13948,10 +13948,14 @@ static void nodes_print_head(const struct options *o,
 		printf("Buffer: %s a cell (%s wanted, capped by node %d's free "
 		       "memory)\n", b1, b2, nr->capped_by);
 	}
+	if (nr->alloc == A_HUGETLB)
+		format_bytes(b2, sizeof(b2), nr->page_size ? nr->page_size
+							  : hugetlb_page_bytes());
 	printf("Allocation: %s, each buffer bound to its column's node by "
-	       "mbind before its first touch (%s)\n", alloc_names[nr->alloc],
+	       "mbind before its first touch (%s%s)\n", alloc_names[nr->alloc],
 	       nr->alloc == A_THP ? "huge pages where THP gives them; each cell "
-	       "says what it got" : "base pages");
+	       "says what it got" : nr->alloc == A_HUGETLB ? "pages of " :
+	       "base pages", nr->alloc == A_HUGETLB ? b2 : "");
 	if (o->matrix & NODES_LATENCY)
 		printf("Latency: one CPU of the row's node chases a random cycle "
 		       "through every %zu-byte line of the buffer; ns per load, the "
