@@ -416,3 +416,143 @@ node_cpus() { cpu_map | awk -v n="$1" '$4 == n { print $1 }' | sort -n; }
 		section nodes.cpuset | grep -qE "^  latency [0-9]+->[0-9]+: refused: the kernel would not bind memory to node [0-9]+ \(mbind: Invalid argument\)$"
 	done
 }
+
+# gib_shapes: GIB_SHAPES, the shapes booted here that reserve 1 GiB pages
+# (a gigantic-pages line).  None among those MACHINES names: the test is
+# skipped; none in the whole tier: it fails, since nothing else can show
+# that --page-size 1G gets 1 GiB pages (the development machine has none).
+gib_shapes() {
+	local s
+	GIB_SHAPES=()
+	for s in $(machine_shapes); do
+		if (shape_read "$MACHINES_HERE/shapes/$s" && [ "$SHAPE_GIGANTIC" = 1 ]); then GIB_SHAPES+=("$s"); fi
+	done
+	[ "${#GIB_SHAPES[@]}" -eq 0 ] || return 0
+	[ -z "${MACHINES:-}" ] || skip "no shape in MACHINES has a gigantic-pages line"
+	echo "no shape in tests/machines/shapes has a gigantic-pages line: nothing tests 1 GiB pages"
+	return 1
+}
+
+# pool SECTION SIZE_KB all|nodeN: "nr_hugepages free_hugepages" of that
+# pool, as the guest's pools printed it in SECTION.
+pool() { section "$1" | awk -v k="$2kB" -v w="$3" '$1 == k && $2 == w { print $3, $4 }'; }
+
+# pools_put_back SECTION: SECTION's pools are gib.before's, every one.
+pools_put_back() {
+	diff <(section gib.before) <(section "$1" | grep -E '^[0-9]+kB ') ||
+		{ echo "$1: the huge page pools were not put back as they were (< before, > after)"; return 1; }
+}
+
+@test "1 GiB pages with the default size left at 2 MiB: info lists them, and --page-size 1G puts latency's, stream's and shm's buffers on them" {
+	local s json step a addr bytes page pages
+	gib_shapes
+	for s in "${GIB_SHAPES[@]}"; do
+		shape_begin "$s"
+		# the guest's pools: three pages of 1 GiB, reserved at run time, and
+		# 520 of the default size, 2 MiB (1040 MiB), which a bench that
+		# dropped --page-size's size would be given instead
+		section gib.reserve | grep -qx 'Hugepagesize: *2048 kB'
+		[ "$(pool gib.reserve 1048576 all)" = "3 3" ] || {
+			echo "the guest's kernel reserved '$(pool gib.reserve 1048576 all)' (nr free) of the 3 pages of 1 GiB asked:"
+			echo "its nodes lacked free 1 GiB-aligned gigabytes (the shape file says where they should be)"
+			section gib.reserve
+			return 1
+		}
+		[ "$(pool gib.reserve 2048 all)" = "520 520" ]
+		# info: every size with its pool, the default size 2 MiB
+		json=$(section_json gib.info.json)
+		run jq -c '[.system.hugepages.page_kib, [.system.hugepages.sizes[] | [.page_kib, .total, .free]]]' <<<"$json"
+		assert_output '[2048,[[2048,520,520],[1048576,3,3]]]'
+		section gib.info | grep -qx 'Huge page sizes (--page-size): 2 MiB (520 in the pool, 520 free) | 1 GiB (3 in the pool, 3 free)'
+		# latency on hugetlb's and shm's 1 GiB pages: the buffer on one, as
+		# smaps says; the TLB-local window 64 base pages whatever the page;
+		# the line-a-page probe (128 pages) not run, and why
+		for step in gib.latency:hugetlb gib.shm:shm; do
+			echo "-- ${step%%:*}"
+			json=$(section_json "${step%%:*}.json")
+			run jq -c '[.run.alloc, .run.page_size_bytes, .run.buffer.page_kib, .run.buffer.mapping.kernel_page_kib,
+				.run.buffer.huge_pct, .probes.local_window_bytes, .summary[0].tlbs_seen.pages,
+				([.warnings[] | select(test("page-size"))] | length)]' <<<"$json"
+			assert_output "[\"${step#*:}\",1073741824,1048576,1048576,100,262144,null,0]"
+			run jq -r '.summary[0].tlbs_seen.not_measured' <<<"$json"
+			assert_output '--max 64 MiB is less than one page of 1 GiB, and the line-a-page chase needs 128'
+			section "${step%%:*}" | grep -q '^# membench .* latency: .* 64 MiB on 1048576 KiB pages (100% huge)'
+		done
+		# stream: validated, each array on 1 GiB pages (smaps'
+		# KernelPageSize too), and on a page of its own: three pages
+		section gib.stream | grep -q '^Solution Validates'
+		json=$(section_json gib.stream.json)
+		run jq -c '[.validation.ok, .run.alloc, .run.page_size_bytes, [.run.arrays[] | [.page_kib, .mapping.kernel_page_kib]],
+			([.warnings[] | select(test("--page-size"))] | length)]' <<<"$json"
+		assert_output '[true,"hugetlb",1073741824,[[1048576,1048576],[1048576,1048576],[1048576,1048576]],0]'
+		pages=''
+		for a in 0 1 2; do
+			read -r addr bytes < <(jq -r --argjson a "$a" '.run.arrays[$a] | "\(.address) \(.bytes)"' <<<"$json")
+			[[ $addr =~ ^0x[0-9a-f]+$ ]] && [[ $bytes =~ ^[0-9]+$ ]]
+			page=$((addr >> 30))
+			[ "$page" = $(((addr + bytes - 1) >> 30)) ] || { echo "array $a ($addr, $bytes bytes) crosses a 1 GiB page"; return 1; }
+			[[ " $pages " != *" $page "* ]] || { echo "array $a shares its 1 GiB page with another array"; return 1; }
+			pages+=" $page"
+		done
+	done
+}
+
+@test "1 GiB pages node by node: bench nodes puts each cell's buffer on its column's node's 1 GiB pages, and refuses in one line when a node's pool is empty" {
+	local s doc rows line m r c b h kib where ran n
+	gib_shapes
+	for s in "${GIB_SHAPES[@]}"; do
+		shape_begin "$s"
+		policy_nodes
+		# a page on every node, reserved in the node's own pool
+		for n in "${SHAPE_NODES[@]}"; do
+			[ "$(pool gib.pernode 1048576 "node$n")" = "1 1" ] ||
+				{ echo "node $n: '$(pool gib.pernode 1048576 "node$n")' pages of 1 GiB (nr free), not 1"; section gib.pernode; return 1; }
+		done
+		# every cell: bound, held, on 1 GiB pages, every page on its
+		# column's node, its thread on its CPU throughout
+		doc=$(section_json gib.nodes.json)
+		rows=$(cpu_map | awk '{ print $4 }' | sort -nu | wc -l)
+		run jq -r '.nodes.matrices[] | .matrix as $m | .cells[] | [$m, .cpu_node, .mem_node, .binding, .held, .page_kib,
+			(.node_pages == {(.mem_node | tostring): .pages} and .pages > 0), (.ran_on == [.cpus[] | ., .])] | map(tostring) | join(" ")' <<<"$doc"
+		[ "${#lines[@]}" -eq $((rows * ${#SHAPE_NODES[@]})) ] || { echo "${#lines[@]} cells, not $rows rows x ${#SHAPE_NODES[@]} columns"; return 1; }
+		for line in "${lines[@]}"; do
+			read -r m r c b h kib where ran <<<"$line"
+			[ "$m $b $h $kib $where $ran" = "latency ok true 1048576 true true" ] || { echo "cell $r->$c: $line"; return 1; }
+		done
+		# one node's pool emptied, the others' kept: refused, in one line
+		[ "$(pool gib.emptied 1048576 "node$POLICY_OTHER")" = "0 0" ]
+		[ "$(pool gib.emptied 1048576 "node$POLICY_FIRST")" = "1 1" ]
+		run section gib.refused
+		[ "${#lines[@]}" -eq 2 ] || { echo "the refusal is not one line:"; printf '%s\n' "${lines[@]}"; return 1; }
+		[[ ${lines[0]} == "bench: --alloc hugetlb: node $POLICY_OTHER has 0 free huge pages of 1 GiB and a cell takes 1; "* ]]
+		[ "${lines[1]}" = "exit status 2" ]
+		pools_put_back gib.restored
+	done
+}
+
+@test "the harness reserves 1 GiB pages itself: run --hugepages 1G:1 and sweep-latency-pages' hugetlb-1g mode run on them, and each puts the pool back" {
+	local s json was
+	gib_shapes
+	for s in "${GIB_SHAPES[@]}"; do
+		shape_begin "$s"
+		was=$(pool gib.before 1048576 all)
+		was=${was% *}
+		# run: the pool reserved and verified, bench's run on it (its info
+		# saw the page), then the pool as it was
+		section gib.run | grep -q "hugepages 1G: 1 reserved (was $was), verified"
+		json=$(section_json gib.run.step-001.json)
+		run jq -c '[.status, .bench.run.alloc, .bench.run.buffer.page_kib, (.bench.system.hugepages.sizes[] | select(.page_kib == 1048576) | .total)]' <<<"$json"
+		assert_output '["ok","hugetlb",1048576,1]'
+		pools_put_back gib.run.after
+		# the sweep: THP never on base pages, then hugetlb-1g on 1 GiB pages
+		# of a pool it reserved; THP and the pool put back
+		json=$(section_json gib.sweep.step-001.json)
+		run jq -c '[.status, .bench.system.thp, .bench.run.alloc, .bench.run.buffer.page_kib]' <<<"$json"
+		assert_output '["ok","never","mmap",4]'
+		json=$(section_json gib.sweep.step-002.json)
+		run jq -c '[.status, .bench.run.alloc, .bench.run.page_size_bytes, .bench.run.buffer.page_kib, (.bench.system.hugepages.sizes[] | select(.page_kib == 1048576) | .total)]' <<<"$json"
+		assert_output '["ok","hugetlb",1073741824,1048576,1]'
+		[ "$(section gib.sweep.after | head -n 1)" = "$(section machine.thp)" ]
+		pools_put_back gib.sweep.after
+	done
+}

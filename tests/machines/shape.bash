@@ -17,16 +17,21 @@
 #   timeout SECONDS             how long the guest may take (600)
 #   on-request                  booted only when MACHINES names it, not
 #                               by a plain `make check-machines`
+#   gigantic-pages              the guest reserves 1 GiB pages and runs
+#                               the checks of --page-size 1G on them
+#                               (its nodes must leave free, aligned
+#                               gigabytes: docs/testing.md); its kernel
+#                               boots with nokaslr and init_on_alloc=0
 
 # shape_read FILE: set SHAPE_SOCKETS, SHAPE_CORES, SHAPE_THREADS,
 # SHAPE_NODES (ids), SHAPE_NODE_MIB[id], SHAPE_PLACES ("node socket
 # core" lines, core - for a whole socket), SHAPE_HOTPLUG ("socket core
-# thread" lines), SHAPE_TIMEOUT, SHAPE_ON_REQUEST (1 or 0); return 1
-# with a message on stderr when FILE is not a shape.
+# thread" lines), SHAPE_TIMEOUT, SHAPE_ON_REQUEST and SHAPE_GIGANTIC
+# (1 or 0); return 1 with a message on stderr when FILE is not a shape.
 shape_read() {
 	local file=$1 line n=0 w=() num='^[0-9]+$'
 	SHAPE_SOCKETS='' SHAPE_CORES='' SHAPE_THREADS='' SHAPE_NODES=() SHAPE_PLACES=()
-	SHAPE_HOTPLUG=() SHAPE_TIMEOUT=600 SHAPE_ON_REQUEST=0
+	SHAPE_HOTPLUG=() SHAPE_TIMEOUT=600 SHAPE_ON_REQUEST=0 SHAPE_GIGANTIC=0
 	SHAPE_NODE_MIB=()
 	[ -r "$file" ] || { echo "shape: cannot read $file" >&2; return 1; }
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -44,6 +49,7 @@ shape_read() {
 		hotplug:4:1) SHAPE_HOTPLUG+=("${w[1]} ${w[2]} ${w[3]}") ;;
 		timeout:2:1) SHAPE_TIMEOUT=${w[1]} ;;
 		on-request:1:1) SHAPE_ON_REQUEST=1 ;;
+		gigantic-pages:1:1) SHAPE_GIGANTIC=1 ;;
 		*) echo "shape: $file line $n is not a shape line: $line" >&2; return 1 ;;
 		esac
 	done <"$file"
