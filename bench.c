@@ -1108,6 +1108,7 @@ static const char *win_large_pages_refused(void)
 /* The kernel's code for a huge page of `page` bytes in mmap's and
  * shmget's flags: log2 of the size at bit 26 (MAP_HUGE_SHIFT,
  * SHM_HUGE_SHIFT, Linux 3.8); 0 asks for the default size. */
+#ifndef _WIN32
 #define HUGE_SIZE_SHIFT 26
 static int huge_size_flag(size_t page)
 {
@@ -1118,6 +1119,7 @@ static int huge_size_flag(size_t page)
 	}
 	return lg << HUGE_SIZE_SHIFT;
 }
+#endif
 
 /* Memory on the OS's huge pages (MAP_HUGETLB; Windows' MEM_LARGE_PAGES)
  * of `page` bytes, or the default size for 0; NULL where it cannot give
@@ -3633,6 +3635,7 @@ static int hugetlb_sizes(unsigned long long *kib, int max)
 	return n;
 }
 
+#ifdef __linux__
 /* The sizes hugetlb_sizes() finds, in words: "2 MiB and 1 GiB", "none". */
 static void hugetlb_sizes_words(char *buf, size_t len)
 {
@@ -3648,6 +3651,7 @@ static void hugetlb_sizes_words(char *buf, size_t len)
 	}
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 /* Whether /proc/cpuinfo's first "flags" line (x86's CPUID bits) has
  * `flag`; -1 where there is no such line. */
 static int cpuinfo_flag(const char *flag)
@@ -3667,17 +3671,20 @@ static int cpuinfo_flag(const char *flag)
 	fclose(f);
 	return has;
 }
+#endif
+#endif
 
 /* Refuse, before anything is allocated, a --page-size the machine does
  * not offer: not a power of two, no larger than the base page, a size
  * the kernel keeps no pool of (1 GiB on a CPU without pdpe1gb). */
 static void page_size_check(unsigned long long page)
 {
-	char b[32], words[160];
+	char b[32];
 	format_bytes(b, sizeof(b), page);
 #ifndef __linux__
 	die("--page-size %s: only Linux lets a run choose its huge page size", b);
 #else
+	char words[160];
 	if (page & (page - 1))
 		die("--page-size %s: not a power of two", b);
 	if (page <= (unsigned long long)os_page_bytes())
@@ -14080,6 +14087,8 @@ static void nodes_json(const struct options *o, const struct nodes_run *nr)
 		json_str("buffer_capped_by_node", NULL);
 	json_bool("threads_over_quota", nr->over_quota);
 	json_str("alloc", alloc_names[nr->alloc]);
+	json_int_or_null("page_size_bytes", nr->page_size != 0,
+			 (long long)nr->page_size);
 	json_int("stride", (long long)nr->stride);
 	json_str("pattern", "random");
 	json_int("ntimes", (long long)o->ntimes);
