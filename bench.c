@@ -13147,6 +13147,12 @@ struct nodes_run {
 	int invalid;           /* bandwidth cells that failed validation */
 };
 
+/* The huge page of a hugetlb run: --page-size, else the default size. */
+static unsigned long long nodes_huge_page(const struct nodes_run *nr)
+{
+	return nr->page_size ? nr->page_size : hugetlb_page_bytes();
+}
+
 static struct nodes_cell *nodes_cell(const struct nodes_run *nr,
 				     const struct nodes_matrix *m, int row,
 				     int col)
@@ -13643,8 +13649,7 @@ static void nodes_plan_size(const struct options *o,
  * arrays, or the chase buffer), before anything is allocated. */
 static void nodes_plan_pools(const struct options *o, const struct nodes_run *nr)
 {
-	unsigned long long page = nr->page_size ? nr->page_size
-						 : hugetlb_page_bytes();
+	unsigned long long page = nodes_huge_page(nr);
 	unsigned long long need, have;
 	char dir[448], path[512], buf[64], b[32];
 	int col;
@@ -13911,6 +13916,7 @@ static void nodes_print_head(const struct options *o,
 			     const struct nodes_run *nr)
 {
 	char list[SHAPE_LIST_CHARS], b1[32], b2[32];
+	const char *pages;
 	int i, ids[SHAPE_MAX_NODES];
 	if (!out.text)
 		return;
@@ -13955,14 +13961,17 @@ static void nodes_print_head(const struct options *o,
 		printf("Buffer: %s a cell (%s wanted, capped by node %d's free "
 		       "memory)\n", b1, b2, nr->capped_by);
 	}
-	if (nr->alloc == A_HUGETLB)
-		format_bytes(b2, sizeof(b2), nr->page_size ? nr->page_size
-							  : hugetlb_page_bytes());
+	pages = "base pages";
+	b2[0] = '\0';
+	if (nr->alloc == A_THP)
+		pages = "huge pages where THP gives them; each cell says what it got";
+	if (nr->alloc == A_HUGETLB) {
+		pages = "pages of ";
+		format_bytes(b2, sizeof(b2), nodes_huge_page(nr));
+	}
 	printf("Allocation: %s, each buffer bound to its column's node by "
 	       "mbind before its first touch (%s%s)\n", alloc_names[nr->alloc],
-	       nr->alloc == A_THP ? "huge pages where THP gives them; each cell "
-	       "says what it got" : nr->alloc == A_HUGETLB ? "pages of " :
-	       "base pages", nr->alloc == A_HUGETLB ? b2 : "");
+	       pages, b2);
 	if (o->matrix & NODES_LATENCY)
 		printf("Latency: one CPU of the row's node chases a random cycle "
 		       "through every %zu-byte line of the buffer; ns per load, the "

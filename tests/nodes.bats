@@ -231,9 +231,10 @@ SMALL="--buffer 4M -n 2"
 	run jq -r '[.nodes.alloc, ([.nodes.matrices[].cells[] | [.page_kib, .huge_pct]] | unique | tostring)] | join(" ")' "$BATS_TEST_TMPDIR/n.json"
 	assert_output 'mmap [[4,0]]'
 	# thp: a cell on huge pages says their size, one on base pages 4 KiB
-	run --separate-stderr "$BENCH" nodes $SMALL --json
+	run --separate-stderr "$BENCH" nodes $SMALL --json-file "$BATS_TEST_TMPDIR/t.json"
 	assert_success
-	run jq -r '[.nodes.alloc, ([.nodes.matrices[].cells[] | (.page_kib == 2048) == (.huge_pct >= 50)] | all)] | map(tostring) | join(" ")' <<<"$output"
+	assert_line --regexp '^Allocation: thp, each buffer bound .*\(huge pages where THP gives them; each cell says what it got\)$'
+	run jq -r '[.nodes.alloc, ([.nodes.matrices[].cells[] | (.page_kib == 2048) == (.huge_pct >= 50)] | all)] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/t.json"
 	assert_output 'thp true'
 }
 

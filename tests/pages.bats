@@ -176,13 +176,14 @@ fake_two_caches() {
 }
 
 @test "nodes --alloc hugetlb: every cell on its node's pool's pages; a node whose pool is short is refused before anything is allocated" {
-	with_pool 2048 200 "$BENCH" nodes --alloc hugetlb --page-size 2M --buffer 64M -n 3 --json
+	with_pool 2048 200 "$BENCH" nodes --alloc hugetlb --page-size 2M --buffer 64M -n 3 --json-file "$BATS_TEST_TMPDIR/n.json"
 	assert_success
-	jq -e '.nodes.alloc == "hugetlb" and
+	assert_line --regexp '^Allocation: hugetlb, each buffer bound .*\(pages of 2 MiB\)$'
+	jq -e '.nodes.alloc == "hugetlb" and .nodes.page_size_bytes == 2097152 and
 		([.nodes.matrices[].cells[]?] | length > 0) and
 		([.. | objects | select(has("pages_held") and .pages_held != null)] |
 			length > 0 and all(.page_kib == 2048 and .huge_pct == 100 and .pages_held))' \
-		<<<"$output" >/dev/null || { jq -c .nodes <<<"$output" | head -c 2000; return 1; }
+		"$BATS_TEST_TMPDIR/n.json" >/dev/null || { jq -c .nodes "$BATS_TEST_TMPDIR/n.json" | head -c 2000; return 1; }
 	# 64 MiB a buffer, three arrays a bandwidth cell: 96 pages of 2 MiB
 	with_pool 2048 10 --separate-stderr "$BENCH" nodes --alloc hugetlb --buffer 64M -n 3
 	assert_failure 2
