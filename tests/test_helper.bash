@@ -155,22 +155,13 @@ pool_lock() {
 	flock "$POOL_LOCK_FD"
 }
 
-# Run a command with the huge page pool set to N pages, restoring the old
-# size afterwards whatever happens.  Skips when the pool can't be set.
+# with_hugepages N COMMAND...: with_pool of the default huge page size
+# (meminfo's Hugepagesize, whose pool is /proc/sys/vm/nr_hugepages).
 with_hugepages() {
-	local n="$1" old
-	shift
-	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
-	pool_lock
-	old=$(cat /proc/sys/vm/nr_hugepages)
-	echo "$n" >/proc/sys/vm/nr_hugepages 2>/dev/null ||
-		skip "cannot write /proc/sys/vm/nr_hugepages"
-	if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -lt "$n" ]; then
-		echo "$old" >/proc/sys/vm/nr_hugepages
-		skip "kernel reserved fewer than $n huge pages"
-	fi
-	run "$@"
-	echo "$old" >/proc/sys/vm/nr_hugepages
+	local kib
+	kib=$(awk '$1 == "Hugepagesize:" { print $2 }' /proc/meminfo)
+	[ -n "$kib" ] || skip "this kernel has no huge pages (no Hugepagesize in /proc/meminfo)"
+	with_pool "$kib" "$@"
 }
 
 # with_pool KIB N COMMAND...: run COMMAND with the pool of huge pages of
