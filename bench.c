@@ -250,9 +250,34 @@
 #ifndef LAT_SEED
 #define LAT_SEED 0x6d656d62656e6368ULL
 #endif
-/* Chains up to this many lines are walked once to prove one cycle. */
+/* A probe's chain up to this many lines is walked once more to prove
+ * what the probe promises (a line a page; each window left once). */
 #ifndef LAT_CHECK_LINES
 #define LAT_CHECK_LINES 65536
+#endif
+/* Every chain is checked as it is built (lat_chain_check): one cycle
+ * through each of its lines, and, for an order that claims to be
+ * random, how often a load's successor is a neighbouring line, lies in
+ * the same base page, or repeats the step before it.  Each count X is
+ * held to mu + L + sqrt(L^2 + 4 L mu), mu its mean under the claimed
+ * order and L = LAT_ORDER_LOG_P: that solves t^2 / (4 mu + 2 t) = L,
+ * and Chatterjee's bound for such counts over a uniformly random
+ * permutation, P(X - mu >= t) <= exp(-t^2 / (4 mu + 2 t)), makes a
+ * random order fail it about once in e^30 (1e13) chains.  mu is 2 for
+ * neighbours and below 1.01 for repeated steps in a random cycle of
+ * 200 lines or more (bound 66 and 63), 63 for lines of one 4 KiB page
+ * at 64-byte lines (bound 185); a chain in address order counts one
+ * neighbour a line, one random only within each page 63 same-page steps
+ * in 64.  The walk follows LAT_CHECK_SEGMENTS stretches of the cycle at
+ * once, so that it costs a fraction of one chase's pass. */
+#ifndef LAT_ORDER_LOG_P
+#define LAT_ORDER_LOG_P 30
+#endif
+#ifndef LAT_CHECK_SEGMENTS
+#define LAT_CHECK_SEGMENTS 16
+#endif
+#ifndef LAT_CHECK_BATCH
+#define LAT_CHECK_BATCH 64
 #endif
 /* The probes beside a random sweep, which measure caches and TLBs
  * apart (Calibrator's idea; the window is multichase's -T).  The
@@ -316,7 +341,11 @@
  * TLB-local window is the whole buffer.  Or a disturbance of the
  * TLB-local chase's third-last point and the line-a-page chase's third,
  * their first timing read 4 times slow (3) or fast (5); 4, every timing
- * of the former read slow.  tests/variants.bats builds it. */
+ * of the former read slow.  Or a random chain that is not: 6, in
+ * address order; 7, pages in address order, each page's lines random;
+ * 8, the TLB-local windows' lines in address order.  9: every TLB-local
+ * timing beyond one window read 4 times slow, so that the full random
+ * chase reads faster at memory.  tests/variants.bats builds it. */
 #ifndef BENCH_PROBE_TEST
 #define BENCH_PROBE_TEST 0
 #endif
@@ -8996,34 +9025,326 @@ static void lat_probe_disturb(double *ns)
 #define lat_probe_disturb(ns) ((void)0)
 #endif
 
+/* Bytes of the pages --pattern page keeps its lines in: the base page. */
+static size_t lat_page_bytes(void)
+{
+	long p = os_page_bytes();
+	return p > 0 ? (size_t)p : 4096;
+}
+
+/* A chain as it is linked: its first line, the last linked, how many,
+ * and the lines at each LAT_CHECK_SEGMENTS-th of its length, where the
+ * check's stretches start. */
+struct lat_link {
+	size_t first, prev, rank, lines;
+	void *seg[LAT_CHECK_SEGMENTS];
+	int nseg;
+};
+
+/* Link line x after the last one linked. */
+static void lat_link_add(const struct lat_chain *c, struct lat_link *l,
+			 size_t x)
+{
+	if (l->rank == 0)
+		l->first = x;
+	else
+		*(void **)LAT_LINE(c, l->prev) = LAT_LINE(c, x);
+	if (l->nseg < LAT_CHECK_SEGMENTS &&
+	    l->rank == l->lines / LAT_CHECK_SEGMENTS * (size_t)l->nseg)
+		l->seg[l->nseg++] = LAT_LINE(c, x);
+	l->prev = x;
+	l->rank++;
+}
+
+/* The chain's name in the check's errors and the test hook's lines. */
+static const char *lat_chain_name(const struct lat_chain *c)
+{
+	switch (c->pattern) {
+	case P_RANDOM:
+		return "random";
+	case P_STRIDE:
+		return "stride";
+	case P_LINEPAGE:
+		return "line-a-page";
+	default:
+		return c->page > lat_page_bytes() ? "TLB-local" : "page";
+	}
+}
+
+/* What the check counts: steps to a neighbouring line (line-a-page: a
+ * neighbouring page), steps within one base page, and steps that repeat
+ * the one before; each count's mean under the order the chain claims,
+ * and its bound (LAT_ORDER_LOG_P), or a negative bound where the claim
+ * says nothing of it. */
+enum { LAT_NEAR, LAT_SAMEPAGE, LAT_REPEAT, LAT_ORDER_STATS };
+static const char *const lat_order_names[LAT_ORDER_STATS] = {
+	"near", "page", "repeat"};
+static const char *const lat_order_words[LAT_ORDER_STATS] = {
+	"steps to a neighbouring line", "steps within one base page",
+	"repeats the step before"};
+
+struct lat_order {
+	size_t count[LAT_ORDER_STATS];
+	double mean[LAT_ORDER_STATS], bound[LAT_ORDER_STATS];
+};
+
+/* Ordered pairs of distinct lines that share a page, among n lines from
+ * a page boundary on, lpp lines a page. */
+static double lat_page_pairs(size_t n, size_t lpp)
+{
+	double f = (double)(n / lpp), r = (double)(n % lpp), l = (double)lpp;
+	return f * l * (l - 1) + r * (r - 1);
+}
+
+/* Each count's mean under the claimed order, n units (lines; pages for
+ * the line-a-page chain) of which `blpp` lines share a base page, and
+ * its bound.  A random chain, the line-a-page chain and a window that
+ * holds every line are one uniformly random cycle: each unit's
+ * successor is any other with equal chance, so neighbours average
+ * 2(n-1)/(n-1) = 2, same-page steps the pairs over n-1, repeats at
+ * most n/(n-2) (the successor must be one given unit).  A windowed
+ * chain (the TLB-local chase, --pattern page) is windows in random
+ * order, each window's w lines in uniformly random order: per window
+ * fewer than 2 neighbours and 2 repeats, and its page pairs over w
+ * (none of its steps out of a window stays in a page); the same-page
+ * count says nothing where a window is one page.  The stride chain
+ * claims nothing. */
+static void lat_order_expect(const struct lat_chain *c, size_t n,
+			     struct lat_order *st)
+{
+	size_t blpp = lat_page_bytes() / c->stride, k = n, nw = 1, i;
+	double L = LAT_ORDER_LOG_P;
+	for (i = 0; i < LAT_ORDER_STATS; i++)
+		st->mean[i] = st->bound[i] = -1;
+	if (c->pattern == P_STRIDE || n < 3)
+		return;
+	if (blpp < 1)
+		blpp = 1;
+	if (c->pattern == P_PAGE && lat_lines_per_page(c) < n) {
+		k = lat_lines_per_page(c);
+		nw = (n + k - 1) / k;
+	}
+	if (k == n || k == 1) { /* one random cycle of the units */
+		st->mean[LAT_NEAR] = 2;
+		st->mean[LAT_REPEAT] = (double)n / (double)(n - 2);
+		if (c->pattern != P_LINEPAGE)
+			st->mean[LAT_SAMEPAGE] = lat_page_pairs(n, blpp) /
+						 (double)(n - 1);
+	} else if (k >= 4) {
+		size_t last = n - (nw - 1) * k;
+		st->mean[LAT_NEAR] = 2.0 * (double)nw;
+		st->mean[LAT_REPEAT] = 2.0 * (double)nw;
+		if (k > blpp)
+			st->mean[LAT_SAMEPAGE] = (double)(nw - 1) *
+				lat_page_pairs(k, blpp) / (double)k +
+				lat_page_pairs(last, blpp) / (double)last;
+	}
+	for (i = 0; i < LAT_ORDER_STATS; i++)
+		if (st->mean[i] >= 0)
+			st->bound[i] = st->mean[i] + L +
+				       lat_exp(0.5 * lat_ln(L * L + 4 * L *
+							    st->mean[i]));
+}
+
+/* a / b, by a shift where b is a power of two (sh >= 0): the check
+ * divides four times a line, and a division costs a chase's load. */
+static size_t lat_div(size_t a, size_t b, int sh)
+{
+	return sh >= 0 ? a >> sh : a / b;
+}
+
+static int lat_log2(size_t b)
+{
+	int sh = 0;
+	if (b == 0 || (b & (b - 1)))
+		return -1;
+	while ((b >> sh) > 1)
+		sh++;
+	return sh;
+}
+
+/* How the check reads a pointer: the chain's line size, lines a base
+ * page and (line-a-page) lines a unit, each with its shift. */
+struct lat_units {
+	const struct lat_chain *c;
+	size_t n, end, upp, blpp;
+	int ssh, ush, bsh;
+};
+
+/* The line at p, and in *u its unit (line; line-a-page: page); a stop
+ * if p is no line of the chain's first n units. */
+static size_t lat_chain_line(const struct lat_units *w, const void *p,
+			     size_t *u)
+{
+	const struct lat_chain *c = w->c;
+	size_t off = (size_t)((const char *)p - c->buf), line = 0;
+	*u = (size_t)-1;
+	if ((const char *)p >= c->buf && off < w->end &&
+	    off - (line = lat_div(off, c->stride, w->ssh)) * c->stride == 0)
+		*u = lat_div(line, w->upp, w->ush);
+	if (*u >= w->n)
+		die("internal error: the %s chain of %zu %s points outside "
+		    "them", lat_chain_name(c), w->n,
+		    c->pattern == P_LINEPAGE ? "pages" : "lines");
+	return line;
+}
+
+/* The check of every chain built: it walks the cycle once, in
+ * LAT_CHECK_SEGMENTS stretches at a time (each from the line the
+ * linking marked to the next one's), and stops the run if it visits a
+ * unit twice, leaves the chain's units or closes before it has visited
+ * them all, or if a count of its order passes its bound: the chase
+ * would then time something other than what the run says it times.
+ * MEMBENCH_CHAIN_STATS=1 prints each chain's counts on stderr. */
+static void lat_chain_check(const struct lat_chain *c, const struct lat_link *l)
+{
+	size_t n = l->lines, steps = 0, d[LAT_CHECK_SEGMENTS];
+	size_t lu[LAT_CHECK_SEGMENTS], u[LAT_CHECK_SEGMENTS], lim;
+	void *cur[LAT_CHECK_SEGMENTS], *ahead[LAT_CHECK_SEGMENTS];
+	void *trail[LAT_CHECK_BATCH][LAT_CHECK_SEGMENTS];
+	int i, j, active = l->nseg, have[LAT_CHECK_SEGMENTS];
+	int samepage = c->pattern != P_LINEPAGE;
+	unsigned char *seen = calloc(n / 8 + 1, 1);
+	const char *hook = getenv("MEMBENCH_CHAIN_STATS");
+	struct lat_order st;
+	struct lat_units w;
+	if (!seen)
+		die("out of memory for the chain check");
+	memset(&st, 0, sizeof(st));
+	w.c = c;
+	w.n = n;
+	w.end = c->maxlines * c->stride;
+	w.upp = c->pattern == P_LINEPAGE ? lat_lines_per_page(c) : 1;
+	w.blpp = lat_page_bytes() / c->stride;
+	w.blpp = w.blpp ? w.blpp : 1;
+	w.ssh = lat_log2(c->stride);
+	w.ush = lat_log2(w.upp);
+	w.bsh = lat_log2(w.blpp);
+	lim = w.end - sizeof(void *); /* the last offset a pointer fits at */
+	for (j = 0; j < l->nseg; j++) {
+		ahead[j] = cur[j] = l->seg[j];
+		lu[j] = lat_chain_line(&w, cur[j], &u[j]);
+		have[j] = 0;
+	}
+	while (active > 0) {
+		/* The chase alone, LAT_CHECK_BATCH steps of every stretch,
+		 * few instructions a load so that the stretches' misses
+		 * overlap; a pointer out of the buffer is kept, not followed,
+		 * for the reading below to refuse. */
+		for (i = 0; i < LAT_CHECK_BATCH; i++)
+			for (j = 0; j < l->nseg; j++) {
+				void *q = *(void **)ahead[j];
+				trail[i][j] = q;
+				if ((size_t)((char *)q - c->buf) <= lim)
+					ahead[j] = q;
+			}
+		/* Then each stretch's steps read, up to the stretch's end. */
+		for (j = 0; j < l->nseg; j++)
+			for (i = 0; i < LAT_CHECK_BATCH && cur[j]; i++) {
+				void *next = trail[i][j];
+				size_t v, lv;
+				if (seen[u[j] / 8] & (1u << (u[j] % 8)))
+					die("internal error: the %s chain of %zu %s "
+					    "visits %s %zu twice", lat_chain_name(c), n,
+					    c->pattern == P_LINEPAGE ? "pages" : "lines",
+					    c->pattern == P_LINEPAGE ? "page" : "line",
+					    u[j]);
+				seen[u[j] / 8] |= (unsigned char)(1u << (u[j] % 8));
+				lv = lat_chain_line(&w, next, &v);
+				st.count[LAT_NEAR] += v == u[j] + 1 || u[j] == v + 1;
+				st.count[LAT_SAMEPAGE] += samepage &&
+					lat_div(lu[j], w.blpp, w.bsh) ==
+					lat_div(lv, w.blpp, w.bsh);
+				st.count[LAT_REPEAT] += have[j] && v - u[j] == d[j];
+				d[j] = v - u[j];
+				have[j] = 1;
+				steps++;
+				cur[j] = next;
+				u[j] = v;
+				lu[j] = lv;
+				if (next == l->seg[(j + 1) % l->nseg]) {
+					cur[j] = NULL;
+					active--;
+				}
+			}
+	}
+	free(seen);
+	if (steps != n)
+		die("internal error: the %s chain of %zu %s is not one cycle: "
+		    "it closes after %zu", lat_chain_name(c), n,
+		    c->pattern == P_LINEPAGE ? "pages" : "lines", steps);
+	lat_order_expect(c, n, &st);
+	if (hook && strcmp(hook, "1") == 0) {
+		char line[512];
+		size_t at;
+		at = (size_t)snprintf(line, sizeof(line), "chain pattern=%s "
+				      "lines=%zu cycle=1", lat_chain_name(c), n);
+		for (j = 0; j < LAT_ORDER_STATS && at < sizeof(line); j++) {
+			if (st.bound[j] < 0)
+				at += (size_t)snprintf(line + at, sizeof(line) - at,
+						       " %s=%zu %s_mean=none %s_bound=none",
+						       lat_order_names[j], st.count[j],
+						       lat_order_names[j], lat_order_names[j]);
+			else
+				at += (size_t)snprintf(line + at, sizeof(line) - at,
+						       " %s=%zu %s_mean=%.4g %s_bound=%.4g",
+						       lat_order_names[j], st.count[j],
+						       lat_order_names[j], st.mean[j],
+						       lat_order_names[j], st.bound[j]);
+		}
+		fprintf(stderr, "%s\n", line);
+	}
+	for (j = 0; j < LAT_ORDER_STATS; j++)
+		if (st.bound[j] >= 0 && (double)st.count[j] > st.bound[j])
+			die("internal error: the %s chain of %zu %s %s %zu times, "
+			    "where a random order does so %.3g times on average "
+			    "and at most %.0f: its loads could be prefetched",
+			    lat_chain_name(c), n,
+			    c->pattern == P_LINEPAGE ? "pages" : "lines",
+			    j == LAT_NEAR && c->pattern == P_LINEPAGE
+				    ? "steps to a neighbouring page" : lat_order_words[j],
+			    st.count[j], st.mean[j], st.bound[j]);
+}
+
 /* Link the first `lines` lines into one cycle that visits each once
- * (line-a-page: one line in each of the first `lines` pages); returns
- * the line the cycle starts at. */
+ * (line-a-page: one line in each of the first `lines` pages), check it
+ * (lat_chain_check), and return the line the cycle starts at. */
 static void *lat_chain_build(struct lat_chain *c, size_t lines)
 {
-	size_t i, first = (size_t)-1, prev = 0;
+	size_t i;
+	struct lat_link l;
+	memset(&l, 0, sizeof(l));
+	l.lines = lines;
 
 	if (c->pattern == P_STRIDE) {
 		/* lat_mem_rd's chain: each line points to the next one up. */
-		for (i = 0; i + 1 < lines; i++)
-			*(void **)LAT_LINE(c, i) = LAT_LINE(c, i + 1);
-		*(void **)LAT_LINE(c, lines - 1) = LAT_LINE(c, 0);
-		return LAT_LINE(c, 0);
-	}
-	if (c->pattern == P_RANDOM) {
+		for (i = 0; i < lines; i++)
+			lat_link_add(c, &l, i);
+	} else if (c->pattern == P_RANDOM && lat_probe_break() == 6) {
+		for (i = 0; i < lines; i++) /* address order */
+			lat_link_add(c, &l, i);
+	} else if (c->pattern == P_RANDOM && lat_probe_break() == 7) {
+		/* pages in address order, each one's lines random */
+		size_t lpp = lat_page_bytes() / c->stride, k;
+		uint32_t *in;
+		lpp = lpp ? lpp : 1;
+		in = malloc(lpp * sizeof(*in));
+		if (!in)
+			die("out of memory for the chase order");
+		for (i = 0; i < lines; i += lpp) {
+			size_t cnt = lines - i < lpp ? lines - i : lpp;
+			lat_shuffle(in, cnt);
+			for (k = 0; k < cnt; k++)
+				lat_link_add(c, &l, i + in[k]);
+		}
+		free(in);
+	} else if (c->pattern == P_RANDOM) {
 		/* Keeping the lines below `lines` from a random order of all
 		 * lines gives a uniformly random order of the smaller set: a
 		 * sequential scan instead of a fresh shuffle per point. */
-		for (i = 0; i < c->maxlines; i++) {
-			size_t x = c->order[i];
-			if (x >= lines)
-				continue;
-			if (first == (size_t)-1)
-				first = x;
-			else
-				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-			prev = x;
-		}
+		for (i = 0; i < c->maxlines; i++)
+			if (c->order[i] < lines)
+				lat_link_add(c, &l, c->order[i]);
 	} else if (c->pattern == P_LINEPAGE) {
 		/* Pages in random order, one line of each: the line's place
 		 * in its page moves on one line per page and one more per
@@ -9038,11 +9359,7 @@ static void *lat_chain_build(struct lat_chain *c, size_t lines)
 			x = pg * lpp + (pg + pg / lpp) % lpp;
 			if (lat_probe_break() == 1) /* two lines a page */
 				x = pg / 2 * lpp + (pg / 2 + pg % 2) % lpp;
-			if (first == (size_t)-1)
-				first = x;
-			else
-				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-			prev = x;
+			lat_link_add(c, &l, x);
 		}
 	} else {
 		/* Pages in random order, each page's lines in random order:
@@ -9055,18 +9372,15 @@ static void *lat_chain_build(struct lat_chain *c, size_t lines)
 				continue;
 			cnt = lines - base < lpp ? lines - base : lpp;
 			lat_shuffle(c->inpage, cnt);
-			for (k = 0; k < cnt; k++) {
-				size_t x = base + c->inpage[k];
-				if (first == (size_t)-1)
-					first = x;
-				else
-					*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-				prev = x;
-			}
+			for (k = 0; k < cnt; k++)
+				lat_link_add(c, &l, base + (lat_probe_break() == 8 &&
+							    lat_chain_name(c)[0] == 'T'
+							    ? k : c->inpage[k]));
 		}
 	}
-	*(void **)LAT_LINE(c, prev) = LAT_LINE(c, first);
-	return LAT_LINE(c, first);
+	*(void **)LAT_LINE(c, l.prev) = LAT_LINE(c, l.first);
+	lat_chain_check(c, &l);
+	return LAT_LINE(c, l.first);
 }
 
 /* k starting points spread evenly along the cycle of `lines` lines, for
@@ -9110,27 +9424,6 @@ static void lat_chain_heads(const struct lat_chain *c, size_t lines, int k,
 	}
 }
 
-/* 0 if the chain from head visits exactly `lines` lines and returns. */
-static int lat_chain_check(void *head, size_t lines)
-{
-	void *p = head;
-	size_t n = 0;
-	do {
-		p = *(void **)p;
-		n++;
-	} while (p != head && n <= lines);
-	return n == lines ? 0 : -1;
-}
-
-/* Walk a chain small enough to walk (LAT_CHECK_LINES) and stop the run
- * if it is not one cycle: a broken chain would time the wrong thing. */
-static void lat_chain_verify(void *head, size_t lines)
-{
-	if (lines <= LAT_CHECK_LINES && lat_chain_check(head, lines))
-		die("internal error: the chain of %zu lines is not one cycle",
-		    lines);
-}
-
 /* What a probe's chain promises, checked on each chain small enough to
  * walk (LAT_CHECK_LINES): the line-a-page chase touches `lines` pages,
  * one line in each; a windowed chase (the TLB-local probe, --pattern
@@ -9166,13 +9459,6 @@ static void lat_chain_verify_probe(const struct lat_chain *c, void *head,
 		die("internal error: the chain of %zu lines leaves its %zu-byte "
 		    "windows %zu times, not once for each of its %zu", lines, span,
 		    leaves, wins);
-}
-
-/* Bytes of the pages --pattern page keeps its lines in: the base page. */
-static size_t lat_page_bytes(void)
-{
-	long p = os_page_bytes();
-	return p > 0 ? (size_t)p : 4096;
 }
 
 /* ======================================================================
@@ -10430,6 +10716,10 @@ struct lat_probe {
 	 * TLB hit costs hit_ns; hidden 0: not seen */
 	int hidden, hidden_pts;
 	double hidden_ns, hidden_hit_ns, hidden_reach, hidden_from, hidden_to;
+	/* the full random chase's tail reads faster than the TLB-local
+	 * chase's by more than spread (lat_probe_agree): 1 */
+	int disagree;
+	double spread;
 };
 
 /* One latency run: the curve, its summaries, and what --chains and
@@ -10766,7 +11056,6 @@ static void lat_parallel_point(const struct lat_run *r, struct lat_chain *cs,
 		if (r->ncpus > 0)
 			pin_to_cpu(r->cpus[t % r->ncpus]);
 		heads[0] = lat_chain_build(&cs[t], lines);
-		lat_chain_verify(heads[0], lines);
 #pragma omp barrier
 		lat_time_point(heads, 1, &mine, 0);
 		ns[t] = mine.ns;
@@ -10933,16 +11222,27 @@ static void lat_print_probe(const struct lat_summary *s,
 	}
 	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
 	if (pr->mem_reached) {
-		printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
+		printf("# stride=%zu: memory%s: %.3g ns", s->stride,
+		       pr->disagree ? "?" : "", pr->mem_ns);
 		if (mhz > 0)
 			printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
 		printf(" of its own at %s (TLB-local chase); ", b);
 	} else {
-		printf("# stride=%zu: memory: not reached (the TLB-local chase "
-		       "reads %.3g ns at %s); ", s->stride, pr->mem_ns, b);
+		printf("# stride=%zu: memory%s: not reached (the TLB-local chase "
+		       "reads %.3g ns at %s); ", s->stride, pr->disagree ? "?" : "",
+		       pr->mem_ns, b);
 	}
-	printf("the full random chase %.3g ns there, TLB misses add %.3g ns\n",
-	       pr->tail_ns, pr->tail_ns - pr->mem_ns);
+	if (pr->disagree)
+		printf("the full random chase %.3g ns there, TLB misses: not "
+		       "known\n# stride=%zu: the full random chase reads %.3g ns "
+		       "at %s, faster than the TLB-local chase's %.3g ns by more "
+		       "than their spread (%.3g ns): one of the two chases is not "
+		       "what it claims, and the memory figures are not certain\n",
+		       pr->tail_ns, s->stride, pr->tail_ns, b, pr->mem_ns,
+		       pr->spread);
+	else
+		printf("the full random chase %.3g ns there, TLB misses add %.3g "
+		       "ns\n", pr->tail_ns, pr->tail_ns - pr->mem_ns);
 	if (pr->hidden) {
 		format_bytes(b, sizeof(b), (unsigned long long)pr->page);
 		format_bytes(b2, sizeof(b2), (unsigned long long)pr->hidden_from);
@@ -11267,7 +11567,9 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	json_num("cycles", mhz > 0 && pr->mem_reached ? pr->mem_ns * mhz / 1e3 : NAN);
 	json_num("tlb_local_tail_ns", pr->mem_ns);
 	json_num("tail_ns", pr->tail_ns);
-	json_num("tlb_ns", pr->tail_ns - pr->mem_ns);
+	json_num("tlb_ns", pr->disagree ? NAN : pr->tail_ns - pr->mem_ns);
+	json_bool("certain", !pr->disagree);
+	json_bool("chases_disagree", pr->disagree);
 	if (pr->hidden) {
 		json_open("smaller_pages_behind", '{');
 		json_num("ns", pr->hidden_ns);
@@ -11830,9 +12132,10 @@ static void lat_probe_time(struct lat_chain *c, size_t lines, size_t check,
 {
 	void *heads[1];
 	heads[0] = lat_chain_build(c, lines);
-	lat_chain_verify(heads[0], lines);
 	lat_chain_verify_probe(c, heads[0], lines, check);
 	lat_time_point(heads, 1, p, settle);
+	if (lat_probe_break() == 9 && c->pattern == P_PAGE)
+		p->ns *= 4; /* the TLB-local chase beyond one window */
 }
 
 /* Time again, settled, each point of p[from..n) on either side of a
@@ -12044,6 +12347,42 @@ static void lat_probe_hidden(struct lat_probe *pr, const struct lat_summary *sum
 	free(d);
 }
 
+/* The range of the last k readings of p[0..n), or of ns[0..n). */
+static double lat_tail_range(const struct lat_point *p, const double *ns,
+			     int n, int k)
+{
+	double lo = HUGE_VAL, hi = -HUGE_VAL;
+	int i;
+	for (i = n - k; i < n; i++) {
+		double v = p ? p[i].ns : ns[i];
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	return hi - lo;
+}
+
+/* The two chases checked against each other at memory.  The full
+ * random chase pays what the TLB-local chase pays plus its TLB misses,
+ * so at the same sizes it never reads faster.  Where its tail reads
+ * faster by more than their spread (the two tails' ranges added, and
+ * LAT_PLATEAU_TOL of the TLB-local one for what three points cannot
+ * show), one of them is not the chase it claims to be (a full chase
+ * that a prefetcher follows; a TLB-local chase slowed from outside),
+ * and neither memory figure, nor their difference, is certain. */
+static void lat_probe_agree(struct lat_probe *pr, const double *xb,
+			    const double *yn, int n)
+{
+	int k = LAT_TAIL_PTS;
+	if (pr->nlocal < k || n < k ||
+	    (double)pr->local[pr->nlocal - 1].bytes != xb[n - 1] ||
+	    (double)pr->local[pr->nlocal - k].bytes != xb[n - k])
+		return;
+	pr->spread = lat_tail_range(pr->local, NULL, pr->nlocal, k) +
+		     lat_tail_range(NULL, yn, n, k);
+	pr->disagree = pr->mem_ns - pr->tail_ns >
+		       pr->spread + LAT_PLATEAU_TOL * pr->mem_ns;
+}
+
 /* The probes read: the caches and memory from the TLB-local curve (into
  * sum), read as a curve whose TLBs are measured (none of its rises is
  * one); TLB levels from the line-a-page excess, on top of the TLB-local
@@ -12146,6 +12485,9 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	ctx.ncaches = sys->ncaches;
 	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
 	pr->tail_ns = pr->full.tail_ns;
+	lat_probe_agree(pr, xb, yn, n);
+	if (pr->disagree && sum->nlevels > 0) /* the level memory's figure is */
+		sum->level[sum->nlevels - 1].disturbed = 1;
 	lat_probe_hidden(pr, sum, xb, yn, n, walk, (double)r->plan.bytes);
 	/* the summary's tail stays the printed curve's, as before */
 	sum->tail_ns = pr->full.tail_ns;
@@ -12190,7 +12532,6 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			{
 				void *heads[1];
 				heads[0] = lat_chain_build(c, lines);
-				lat_chain_verify(heads[0], lines);
 				lat_time_point(heads, 1, p, 0);
 			}
 			r->unstable += !p->stable;
@@ -13284,7 +13625,6 @@ static void nodes_latency_column(struct nodes_run *nr, int col)
 	lat_chain_init(&ch, reg.data, (size_t)nr->bytes, nr->stride, P_RANDOM,
 		       lat_page_bytes());
 	head = lat_chain_build(&ch, lines);
-	lat_chain_verify(head, lines);
 	for (i = 0; i < nr->nrows; i++) {
 		struct nodes_cell *c = nodes_cell(nr, m, i, col);
 		struct lat_point pt;

@@ -344,6 +344,50 @@ EOT
 	jq -e '(.probes.tlb_local | length) > 0 and (.probes.line_a_page | length) > 0' <<<"$output" >/dev/null
 }
 
+@test "a random chain that is not random is refused by the chain check before it is timed (BENCH_PROBE_TEST)" {
+	local bin
+	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
+	# in address order (--pattern stride's chain under random's name):
+	# from 128 lines on, more neighbours than chance's bound of 66
+	MEMBENCH_PROBE_BREAK=6 BENCH=$bin refused --min 4K --max 1M --steps-per-octave 1 --json
+	[[ "$stderr" == "bench: internal error: the random chain of 128 lines steps to a neighbouring line 127 times, where a random order does so 2 times on average and at most 66: its loads could be prefetched" ]]
+	# random only within each page: 63 of 64 steps stay in a page
+	MEMBENCH_PROBE_BREAK=7 BENCH=$bin refused --min 4K --max 1M --steps-per-octave 1 --json
+	[[ "$stderr" == "bench: internal error: the random chain of 256 lines steps within one base page 252 times, where a random order does so 63."*" times on average and at most 18"*": its loads could be prefetched" ]]
+	# the TLB-local chase's windows, each in address order
+	MEMBENCH_PROBE_BREAK=8 BENCH=$bin refused --min 4K --max 1M --steps-per-octave 1 --json
+	[[ "$stderr" == "bench: internal error: the TLB-local chain of 8192 lines steps to a neighbouring line 8191 times, where a random order does so 4 times on average and at most 71: its loads could be prefetched" ]]
+	# and in text, nothing past the last chain too small to judge (64
+	# lines: within any L1, where order cannot be told from chance)
+	MEMBENCH_PROBE_BREAK=6 run --separate-stderr "$bin" latency --min 4K --max 1M --steps-per-octave 1
+	assert_failure 2
+	[ "${lines[-1]%% *}" = "0.00391" ]
+}
+
+@test "where the full random chase reads faster than the TLB-local chase at memory, the summary says one is not what it claims and prints no TLB cost (BENCH_PROBE_TEST)" {
+	local bin
+	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
+	# 9: the TLB-local chase beyond its 256 KiB window reads four times
+	# its time (inside the private L2, as the fall tests above)
+	MEMBENCH_PROBE_BREAK=9 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
+	assert_success
+	jq -e '.summary[0].memory as $m |
+		$m.chases_disagree == true and $m.certain == false and $m.tlb_ns == null and
+		$m.tail_ns < $m.tlb_local_tail_ns' <<<"$output" >/dev/null ||
+		{ jq -c '.summary[0].memory, .summary[0].levels[-1]' <<<"$output"; return 1; }
+	jq -e '.summary[0].levels[-1].certain == false' <<<"$output" >/dev/null
+	MEMBENCH_PROBE_BREAK=9 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8
+	assert_success
+	assert_line --regexp '^# stride=64: memory\?: .*; the full random chase [0-9.]+ ns there, TLB misses: not known$'
+	assert_line --regexp '^# stride=64: the full random chase reads [0-9.]+ ns at 512 KiB, faster than the TLB-local chase.s [0-9.]+ ns by more than their spread \([0-9.e+-]+ ns\): one of the two chases is not what it claims, and the memory figures are not certain$'
+	refute_line --regexp 'TLB misses add'
+	# unbroken, the two agree
+	run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
+	assert_success
+	jq -e '.summary[0].memory | .chases_disagree == false and .certain == true and (.tlb_ns | type) == "number"' <<<"$output" >/dev/null ||
+		{ jq -c '.summary[0].memory' <<<"$output"; return 1; }
+}
+
 @test "the points on either side of a probe's fall are timed again, and a fall the re-timings leave makes the levels across it uncertain (BENCH_PROBE_TEST)" {
 	local bin mode
 	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
