@@ -15885,8 +15885,6 @@ static int plan_mode(struct options *o, const struct system_info *si)
 				kv_str(&s, "layout_distances", NULL, pairs);
 				layout_text(pairs, sizeof(pairs), o->kernels, addr, 1, 1);
 				kv_str(&s, "layout_aliasing", NULL, pairs);
-				if (s.json)
-					json_layout(o->kernels, addr);
 			}
 		}
 		kv_int(&s, "regions", NULL, main_plan->regions);
