@@ -146,10 +146,13 @@
 #ifndef BENCH_ALLOC
 #define BENCH_ALLOC "thp"
 #endif
-/* Bytes added between consecutive dynamic arrays so that a[j], b[j] and
- * c[j] never share a page offset [--stagger]. */
+/* Bytes between consecutive dynamic arrays [--stagger]: whole 4 KiB
+ * pages keep every kernel's destination at its sources' offset in the
+ * page, which no CPU's 4K aliasing reaches (the layout rule, section
+ * 5).  The old 4160 put c 128 bytes ahead of a: Copy 0.3x on an AMD
+ * Zen 3 guest, 4% faster on the Intel guest, model 167. */
 #ifndef BENCH_STAGGER
-#define BENCH_STAGGER 4160
+#define BENCH_STAGGER 4096
 #endif
 /* 1: pin the OpenMP threads when the user set no OpenMP binding of their
  * own [--bind auto|none]: one a core, spread over every package before
@@ -3880,6 +3883,150 @@ struct alloc_plan {
 				* compiled "LAT_ALLOC mmap" */
 };
 
+/* The arrays' layout.  A load whose address matches, in its low 12
+ * bits, an older store still in flight waits for that store (4K
+ * aliasing, in the Intel and AMD optimization manuals).  A kernel whose
+ * destination sits a little ahead of one of its sources in the page
+ * meets such a store on every load.  Measured with memcpy (the Copy
+ * gcc emits): on an AMD Zen 3 guest, a destination 64-320 bytes ahead
+ * ran at 0.2-0.3x, 1024 bytes ahead at 0.9x and 2048 at full speed;
+ * the Intel guest, family 6 model 167, lost nothing at any distance
+ * (docs/measurements.md).  So bench calls a layout aliasing where a
+ * destination is 1 to LAYOUT_WINDOW - 1 bytes ahead of a source,
+ * modulo the page: the window reaches the first distance measured
+ * free.  At 0, or behind the source, the matching load is the older of
+ * the two and waits for nothing.
+ *
+ * The rule (layout_shifts): every array starts at the same offset in a
+ * 4 KiB page, so every kernel's destination minus source is 0 modulo
+ * 4 KiB, outside any window, on 4 KiB, 2 MiB and 1 GiB pages alike
+ * (each array is a region of its own and every mode starts a region on
+ * a page boundary, so the array size never enters).  It is stream.c's
+ * own layout at its reference sizes, where the arrays are a multiple of
+ * 4 KiB long.  Evenly spread page offsets (1344 bytes apart for three
+ * arrays) were the other candidate, but Copy, Scale and Triad use the
+ * pairs c-a, b-c and a-b, c-b and a-c both ways round, so one of them
+ * is always 1344 bytes ahead: inside the window Zen 3 was measured in.
+ * Consecutive arrays stay whole pages apart ([--stagger], default one
+ * page), so that on huge pages their elements at one index fall in
+ * different sets of the caches indexed above bit 12; that is what the
+ * old default of 4160 bytes was for, and 4160 put c 128 bytes ahead of
+ * a. */
+#define LAYOUT_PAGE 4096
+#define LAYOUT_WINDOW 2048
+
+/* Bytes from each array's region start to its data: array i is i
+ * strides in, a stride being --stagger plus --offset elements.  The
+ * rule holds where the stride is a whole number of pages, which the
+ * defaults give; a stride of the user's own may break it, and
+ * warn_aliasing() then says where. */
+static void layout_shifts(size_t *shift, const struct options *o)
+{
+	size_t stride = (size_t)o->stagger + (size_t)o->offset * sizeof(elem_t);
+	int i;
+	for (i = 0; i < 3; i++)
+		shift[i] = (size_t)i * stride;
+}
+
+/* The sources of kernel k, each an array its formula loads other than
+ * the one it stores (0 a, 1 b, 2 c), into src[]; how many.  A SUM
+ * kernel stores nothing and has none. */
+static int layout_sources(int k, int *src)
+{
+	char f[128];
+	unsigned loads;
+	int n = 0, j, dst;
+	if (IS_SUM(k) || kernel_formula(k, f, sizeof(f), &loads) != 0)
+		return 0;
+	dst = kernel_defs[k].dst[0] - 'a';
+	for (j = 0; j < 3; j++)
+		if ((loads >> j & 1) && j != dst)
+			src[n++] = j;
+	return n;
+}
+
+/* How far the destination at dst sits ahead of the source at src in
+ * the page, 0..4095 bytes; whether that is in the aliasing window. */
+static unsigned layout_distance(uintptr_t dst, uintptr_t src)
+{
+	return (unsigned)((dst - src) % LAYOUT_PAGE);
+}
+
+static int layout_aliases(unsigned d)
+{
+	return d > 0 && d < LAYOUT_WINDOW;
+}
+
+/* Every kernel's destination-minus-source distances, for the kernels
+ * in mask and arrays at addr[] (only their offsets in the page count),
+ * into buf: for people "copy c-a 0; add c-a 0, c-b 0", or with keys
+ * (--plan's lines, no spaces) "copy:c-a:0,add:c-a:0,add:c-b:0".  With
+ * only_aliasing, just the pairs in the window.  Returns how many pairs
+ * it wrote. */
+static int layout_text(char *buf, size_t len, unsigned mask,
+		       const uintptr_t *addr, int only_aliasing, int keys)
+{
+	size_t used = 0;
+	int k, j, n, src[3], pairs = 0;
+	buf[0] = '\0';
+	for (k = 0; k < NKERNELS; k++) {
+		int dst = kernel_defs[k].dst[0] - 'a', first = 1;
+		if (!(mask & (1u << k)))
+			continue;
+		n = layout_sources(k, src);
+		for (j = 0; j < n && used < len; j++) {
+			unsigned d = layout_distance(addr[dst], addr[src[j]]);
+			const char *sep = !pairs ? "" : keys ? "," : first ? "; " : ", ";
+			if (only_aliasing && !layout_aliases(d))
+				continue;
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s%s%c-%c%c%u", sep,
+						 keys || first ? kernel_defs[k].name : "",
+						 keys ? ":" : first ? " " : "",
+						 array_names[dst], array_names[src[j]],
+						 keys ? ':' : ' ', d);
+			first = 0;
+			pairs++;
+		}
+	}
+	return pairs;
+}
+
+/* Where plan p puts the arrays, as far as their offsets in the page go:
+ * the static arrays where the linker put them, else each region's
+ * shift (every mode starts a region on a page boundary). */
+static void layout_addresses(const struct alloc_plan *p, uintptr_t *addr)
+{
+	int i;
+	for (i = 0; i < 3; i++)
+		addr[i] = (uintptr_t)p->shift[i];
+#if !BENCH_NO_STATIC
+	if (p->mode == A_STATIC) {
+		addr[0] = (uintptr_t)static_a;
+		addr[1] = (uintptr_t)static_b;
+		addr[2] = (uintptr_t)static_c;
+	}
+#endif
+}
+
+/* The refusals of --alloc static for arrays of n elements: the .bss
+ * arrays have the compiled size and OFFSET, and a build may have none. */
+static void static_arrays_check(const struct options *o, unsigned long long n)
+{
+	if (BENCH_NO_STATIC)
+		die("--alloc static: this build has no static arrays "
+		    "(BENCH_NO_STATIC=1)");
+	if (n > STREAM_ARRAY_SIZE)
+		die("--size: %llu exceeds the compiled static array size "
+		    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
+		    "another --alloc", n,
+		    (unsigned long long)STREAM_ARRAY_SIZE, n);
+	if (o->offset != OFFSET)
+		die("--offset: static arrays keep the compiled OFFSET (%d); "
+		    "rebuild with -DOFFSET=%llu or use another --alloc",
+		    OFFSET, o->offset);
+}
+
 /* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
  * (M_LATENCY) of a run with options o on a machine whose OS reports
  * llc_instances last-level caches of llc bytes each (llc 0: unknown).
@@ -4072,26 +4219,10 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 			    "machine has %.1f MiB of physical memory", n,
 			    (double)total / 1048576.0, (double)phys / 1048576.0);
 		if (p->mode == A_STATIC) {
-			if (BENCH_NO_STATIC)
-				die("--alloc static: this build has no static arrays "
-				    "(BENCH_NO_STATIC=1)");
-			if (n > STREAM_ARRAY_SIZE)
-				die("--size: %llu exceeds the compiled static array size "
-				    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
-				    "another --alloc", n,
-				    (unsigned long long)STREAM_ARRAY_SIZE, n);
-			if (o->offset != OFFSET)
-				die("--offset: static arrays keep the compiled OFFSET (%d); "
-				    "rebuild with -DOFFSET=%llu or use another --alloc",
-				    OFFSET, o->offset);
+			static_arrays_check(o, n);
 		} else {
-			/* Array i starts i * (stagger + offset) bytes into its
-			 * region, which shifts the arrays' relative alignment as
-			 * STREAM's OFFSET padding does. */
 			p->stagger = (size_t)o->stagger;
-			for (i = 0; i < 3; i++)
-				p->shift[i] = (size_t)i * ((size_t)o->stagger +
-							   (size_t)o->offset * sizeof(elem_t));
+			layout_shifts(p->shift, o);
 		}
 		p->elems = n;
 		p->bytes = (size_t)n * sizeof(elem_t);
@@ -7565,6 +7696,14 @@ static void print_placement_text(const struct options *o,
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
+	{
+		char pairs[512];
+		uintptr_t addr[3];
+		for (i = 0; i < 3; i++)
+			addr[i] = (uintptr_t)r->reg[i].data;
+		if (layout_text(pairs, sizeof(pairs), o->kernels, addr, 0, 0))
+			printf("Array layout: dst-src mod 4 KiB, bytes: %s\n", pairs);
+	}
 	if (o->nt_stores != STORES_PLAIN && nt_fallback(r->isa))
 		printf("Stores fallback: %s\n", nt_fallback(r->isa));
 	print_isa_text(o, r);
@@ -7805,6 +7944,37 @@ static void print_best_text(const struct stream_run *r, unsigned kernels)
 /* The run object of a bandwidth document (stream, all, mix): sizes,
  * stores (as stores words them), instruction set, threads and where
  * they ran, the arrays and their pages. */
+/* "layout": each (destination, source) pair of the kernels in mask,
+ * with its distance in the page and whether it is in the aliasing
+ * window, for arrays at addr[]. */
+static void json_layout(unsigned mask, const uintptr_t *addr)
+{
+	int k, j, n, src[3];
+	json_open("layout", '{');
+	json_int("page_bytes", LAYOUT_PAGE);
+	json_int("aliasing_window_bytes", LAYOUT_WINDOW - 1);
+	json_open("distances", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		n = layout_sources(k, src);
+		for (j = 0; j < n; j++) {
+			char d[2] = {kernel_defs[k].dst[0], '\0'};
+			char sname[2] = {array_names[src[j]], '\0'};
+			unsigned b = layout_distance(addr[d[0] - 'a'], addr[src[j]]);
+			json_open(NULL, '{');
+			json_str("kernel", kernel_defs[k].name);
+			json_str("dst", d);
+			json_str("src", sname);
+			json_int("bytes", (long long)b);
+			json_bool("aliasing", layout_aliases(b));
+			json_close('}');
+		}
+	}
+	json_close(']');
+	json_close('}');
+}
+
 static void json_stream_run(const struct options *o, const struct stream_run *r,
 			    const char *stores)
 {
@@ -7866,6 +8036,12 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 		json_close('}');
 	}
 	json_close(']');
+	{
+		uintptr_t addr[3];
+		for (i = 0; i < 3; i++)
+			addr[i] = (uintptr_t)r->reg[i].data;
+		json_layout(o->kernels, addr);
+	}
 	json_open("arrays", '[');
 	for (i = 0; i < 3; i++) {
 		char name[2] = {array_names[i], '\0'};
@@ -8388,9 +8564,33 @@ static void stream_check(const struct options *o)
 		     store_names[o->nt_stores], nt_fallback(isa));
 }
 
+/* The one line that says where a layout the user chose (--stagger,
+ * --offset, --alloc static) puts a destination in the aliasing window
+ * of a source, as the arrays at addr[] really sit; the run still runs
+ * it.  Said once, however many times the arrays are allocated. */
+static void warn_aliasing(unsigned kernels, const uintptr_t *addr)
+{
+	static int said;
+	char pairs[320];
+	if (said || !layout_text(pairs, sizeof(pairs), kernels, addr, 1, 0))
+		return;
+	said = 1;
+	warn("aliasing: destination 1-%d bytes ahead of a source in the 4 KiB "
+	     "page, so loads may wait on stores (4K aliasing): %s (dst-src "
+	     "bytes); every array at one page offset avoids it (the default "
+	     "layout: --stagger a multiple of 4096, --offset a multiple of %d, "
+	     "not --alloc static)", LAYOUT_WINDOW - 1, pairs,
+	     (int)(LAYOUT_PAGE / sizeof(elem_t)));
+}
+
 static void stream_allocate(const struct options *o, struct stream_run *r)
 {
+	uintptr_t addr[3];
+	int i;
 	alloc_regions(&r->plan, r->reg);
+	for (i = 0; i < 3; i++)
+		addr[i] = (uintptr_t)r->reg[i].data;
+	warn_aliasing(o->kernels, addr);
 	r->n = (size_t)r->plan.elems;
 	r->ntimes = o->ntimes;
 	r->ar.a = r->reg[0].data;
@@ -16025,6 +16225,15 @@ static int plan_mode(struct options *o, const struct system_info *si)
 			kv_int(&s, "offset", NULL, (long long)o->offset);
 			kv_int(&s, "stagger", NULL, (long long)bw.stagger);
 			kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+			{
+				char pairs[512];
+				uintptr_t addr[3];
+				layout_addresses(&bw, addr);
+				layout_text(pairs, sizeof(pairs), o->kernels, addr, 0, 1);
+				kv_str(&s, "layout_distances", NULL, pairs);
+				layout_text(pairs, sizeof(pairs), o->kernels, addr, 1, 1);
+				kv_str(&s, "layout_aliasing", NULL, pairs);
+			}
 		}
 		kv_int(&s, "regions", NULL, main_plan->regions);
 		kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);

@@ -82,7 +82,7 @@ limits() {
 	need jq
 	job_box $((200 << 20)) ""
 	# 200 MiB less 32 MiB and 1/64: 168,755,200 bytes for three arrays
-	fit=$(((200 * 1048576 - (32 << 20) - (200 << 20) / 64 - 3 * 4160) / 24))
+	fit=$(((200 * 1048576 - (32 << 20) - (200 << 20) / 64 - 3 * 4096) / 24))
 	run --separate-stderr "$BENCH" --plan
 	assert_success
 	assert_line "array_size=$fit"
@@ -106,7 +106,7 @@ limits() {
 	assert_line "latency_max_bytes=$((80896 << 10))"
 	# the run's size is the plan's, and the run says what capped it
 	echo $((40 << 20)) >"$V2/job/memory.max"
-	fit=$(((40 * 1048576 - (32 << 20) - (40 << 20) / 64 - 3 * 4160) / 24))
+	fit=$(((40 * 1048576 - (32 << 20) - (40 << 20) / 64 - 3 * 4096) / 24))
 	run --separate-stderr "$BENCH" -n 2 --kernels copy
 	assert_success
 	assert_line "Array size = $fit (elements), Offset = 0 (elements)"
