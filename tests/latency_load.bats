@@ -141,7 +141,7 @@ teardown() {
 	# whole number of cycles: a clock from interrupted runs read 3.5 on a
 	# 4-cycle L1.  A bench that does not set preempted runs aside reads
 	# no preemption in any run, and fails all five.
-	local cpu try cyc ok=0 seen=0 why=
+	local cpu try cyc ok=0 why=
 	cpu=$("$BENCH" latency --min 4K --max 4K --json | jq -r .run.cpu)
 	competitor "$cpu"
 	for try in 1 2 3 4 5; do
@@ -158,7 +158,6 @@ teardown() {
 			why="no run had a preempted clock run, seven whole ones and a preempted window"
 			continue
 		fi
-		seen=1
 		# and L1 is still a whole number of cycles (one load a step)
 		cyc=$(jq -r '.summary[0].levels[] | select(.name == "L1d") | .cycles' <<<"$output")
 		echo "try $try: L1d $cyc cycles"
