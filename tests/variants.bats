@@ -345,28 +345,13 @@ EOT
 }
 
 # probe_range CPU: the --max of the re-timing tests below and this
-# CPU's L2 in bytes, as "MAX L2", from what the OS reports: MAX is two
+# CPU's L2 in bytes (os_cache_bytes, from sysfs), as "MAX L2": MAX is two
 # of the TLB-local chase's windows (64 base pages, bench's
 # LAT_LOCAL_PAGES), so the chase's third-last point at eight steps an
 # octave (MAX x 2^-1/4, 430.5 KiB of 4 KiB pages) is timed by the probe,
-# not taken from the sweep.  L2 is the unified or data cache of level 2
-# in sysfs, or nothing where the OS does not say.
+# not taken from the sweep.  L2 is empty where the OS does not say.
 probe_range() {
-	local page idx level type size l2=
-	page=$(getconf PAGESIZE)
-	for idx in /sys/devices/system/cpu/cpu"$1"/cache/index*; do
-		[ -r "$idx/level" ] && [ -r "$idx/size" ] || continue
-		read -r level <"$idx/level"
-		read -r type <"$idx/type"
-		read -r size <"$idx/size"
-		[ "$level" = 2 ] && [ "$type" != Instruction ] || continue
-		case "$size" in
-		*K) l2=$((${size%K} * 1024)) ;;
-		*M) l2=$((${size%M} * 1048576)) ;;
-		*[0-9]) l2=$size ;;
-		esac
-	done
-	echo "$((2 * 64 * page)) $l2"
+	echo "$((2 * 64 * $(getconf PAGESIZE))) $(os_cache_bytes "$1" 2)"
 }
 
 # probe_setup: BIN (the probe test build), CPU (the one bench runs on),
