@@ -382,3 +382,12 @@ os_cache_bytes() {
 		return 0
 	done
 }
+
+# rt_prefix: RT, the command that runs a program at real-time priority 1
+# (chrt -f 1) where the OS allows it, else nothing.  A live run whose
+# readings a test needs undisturbed runs under it: no ordinary task (make
+# check's other job, a busy loop) can then take its CPU mid-window.
+rt_prefix() {
+	RT=(chrt -f 1)
+	chrt -f 1 true 2>/dev/null || RT=()
+}

@@ -364,7 +364,7 @@ probe_setup() {
 }
 
 @test "the points on either side of a probe's fall are timed again (BENCH_PROBE_TEST)" {
-	local bin cpu max l2 mode
+	local bin cpu max l2 mode RT
 	probe_setup
 	# the TLB-local chase's third-last point and the line-a-page chase's
 	# third read four times their time once (3), as when a neighbour's
@@ -374,35 +374,51 @@ probe_setup() {
 	# real fall
 	[ "$l2" -ge "$max" ] ||
 		skip "CPU $cpu's L2 ($((l2 / 1024)) KiB, sysfs) is smaller than the probes' range ($((max / 1024)) KiB): a fall there could be real"
+	# Each run at real-time priority where the OS allows it (rt_prefix),
+	# so no other task takes the CPU mid-window; a burst from outside
+	# (the other vCPU of a shared core) can still leave a fall, so up to
+	# three runs a mode until one leaves none (the condition), each of
+	# which must have timed the disturbed points again.
+	local try clean
+	rt_prefix
 	for mode in 3 5; do
-		MEMBENCH_PROBE_BREAK=$mode run --separate-stderr "$bin" latency --min 4K --max "$max" --steps-per-octave 8 --json
-		assert_success
-		# each was timed again, the new reading kept and the first beside
-		# it (and the TLBs' excess is the kept one's over the TLB-local
-		# chase's first point, as many lines); no point the probes timed
-		# is left 1.5 times slower than a larger one (the TLB-local
-		# chase's points up to one window are the sweep's, untouched: under
-		# make check's load its L1 edge read 2.78 ns, then 1.20)
-		jq -e --argjson mode "$mode" 'def falls: . as $a | [range(0; length) as $i |
-				$a[$i + 1:][] | select($a[$i].ns > 1.5 * .ns)] | length > 0;
-			def disturbed: if $mode == 3 then .first_ns > 2 * .ns
-				else .first_ns < .ns / 2 end;
-			.probes.retimed >= 2 and
-			(.probes.tlb_local[-3] | disturbed) and
-			.probes.tlb_local[0].ns as $l0 |
-			(.probes.line_a_page[2] | disturbed and .pages * 64 <= 4096 and
-				(.ns - .excess_ns - $l0 | fabs) < 1e-6 * $l0) and
-			(.probes.local_window_bytes as $w |
-			 [.probes.tlb_local[] | select(.bytes > $w)] | falls | not) and
-			(.probes.line_a_page | falls | not) and
-			([.summary[0].notes[] | select(test("still falls"))] | length) == 0 and
-			any(.summary[0].notes[]; test("^probe points timed again: [0-9]+ "))' <<<"$output" >/dev/null ||
-			{ jq -c '.probes.retimed, .probes.tlb_local, .probes.line_a_page[:5], .summary[0].notes' <<<"$output"; return 1; }
+		clean=0
+		for try in 1 2 3; do
+			MEMBENCH_PROBE_BREAK=$mode run --separate-stderr "${RT[@]}" "$bin" latency --min 4K --max "$max" --steps-per-octave 8 --json
+			assert_success
+			# each was timed again, the new reading kept and the first
+			# beside it (and the TLBs' excess is the kept one's over the
+			# TLB-local chase's first point, as many lines)
+			jq -e --argjson mode "$mode" 'def disturbed: if $mode == 3 then .first_ns > 2 * .ns
+					else .first_ns < .ns / 2 end;
+				.probes.retimed >= 2 and
+				(.probes.tlb_local[-3] | disturbed) and
+				.probes.tlb_local[0].ns as $l0 |
+				(.probes.line_a_page[2] | disturbed and .pages * 64 <= 4096 and
+					(.ns - .excess_ns - $l0 | fabs) < 1e-6 * $l0) and
+				any(.summary[0].notes[]; test("^probe points timed again: [0-9]+ "))' <<<"$output" >/dev/null ||
+				{ jq -c '.probes.retimed, .probes.tlb_local, .probes.line_a_page[:5], .summary[0].notes' <<<"$output"; return 1; }
+			# and no point the probes timed is left 1.5 times slower than
+			# a larger one (the TLB-local chase's points up to one window
+			# are the sweep's, untouched: under make check's load its L1
+			# edge read 2.78 ns, then 1.20)
+			if jq -e 'def falls: . as $a | [range(0; length) as $i |
+					$a[$i + 1:][] | select($a[$i].ns > 1.5 * .ns)] | length > 0;
+				(.probes.local_window_bytes as $w |
+				 [.probes.tlb_local[] | select(.bytes > $w)] | falls | not) and
+				(.probes.line_a_page | falls | not) and
+				([.summary[0].notes[] | select(test("still falls"))] | length) == 0' <<<"$output" >/dev/null; then
+				clean=1
+				break
+			fi
+			echo "mode $mode, try $try: a fall is left: $(jq -c '[.probes.tlb_local[] | [.bytes, .ns, .first_ns]], [.summary[0].notes[] | select(test("still falls"))]' <<<"$output")"
+		done
+		[ "$clean" = 1 ] || fail "mode $mode: in 3 runs (${RT[*]:-not real-time}) every one left a probe point 1.5 times slower than a larger one"
 	done
 }
 
 @test "a fall the re-timings leave makes the levels across it uncertain (BENCH_PROBE_TEST)" {
-	local bin cpu max l2 try json spanned=0
+	local bin cpu max l2 try json spanned=0 RT
 	probe_setup
 	# 4: every timing of the TLB-local chase's third-last point is
 	# slowed: after its passes the fall is still there, said, and the
@@ -415,8 +431,9 @@ probe_setup() {
 	[ "$l2" -ge $((2 * max)) ] ||
 		skip "CPU $cpu's L2 ($((l2 / 1024)) KiB, sysfs) is less than twice the probes' range ($((max / 1024)) KiB): no level need span the disturbed point"
 	json=$BATS_TEST_TMPDIR/run.json
+	rt_prefix
 	for try in 1 2 3 4 5; do
-		MEMBENCH_PROBE_BREAK=4 run --separate-stderr "$bin" latency --min 4K --max "$max" --steps-per-octave 8 --json-file "$json"
+		MEMBENCH_PROBE_BREAK=4 run --separate-stderr "${RT[@]}" "$bin" latency --min 4K --max "$max" --steps-per-octave 8 --json-file "$json"
 		assert_success
 		jq -c '{try: '"$try"', point: .probes.tlb_local[-3].bytes, levels: [.summary[0].levels[] | [.name, .from_bytes, .boundary_bytes]]}' "$json"
 		jq -e '.probes.tlb_local[-3] as $p | [.summary[0].levels[] | select(.from_bytes <= $p.bytes and
