@@ -178,8 +178,17 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 	# it is the first above the window, one of the last three (memory's
 	# own latency), every other one counting down from the largest, or
 	# between two of those that read more than 1.1 times apart (at their
-	# first readings, before any re-timing)
-	run --separate-stderr "$BENCH" latency --min 128K --max 4M --json
+	# first readings, before any re-timing).  The edge is the L2's, as
+	# the OS reports it: the sweep runs to twice it (4 MiB at least)
+	local cpu l2 win max=$((4 << 20))
+	cpu=$("$BENCH" latency --min 4K --max 4K --json | jq -r .run.cpu)
+	l2=$(os_cache_bytes "$cpu" 2)
+	[ -n "$l2" ] || skip "the OS reports no L2 size for CPU $cpu (/sys/devices/system/cpu/cpu$cpu/cache)"
+	win=$((64 * $(getconf PAGESIZE)))
+	[ "$l2" -gt "$win" ] ||
+		skip "CPU $cpu's L2 ($((l2 / 1024)) KiB, sysfs) ends inside the TLB-local chase's window ($((win / 1024)) KiB): no edge above it"
+	[ "$max" -ge $((2 * l2)) ] || max=$((2 * l2))
+	run --separate-stderr "$BENCH" latency --min 128K --max "$max" --json
 	assert_success
 	jq -e '.probes.local_window_bytes as $w | (.curve | map(.bytes)) as $c |
 		($c | length) as $n | (.probes.tlb_local | map(.bytes)) as $l |

@@ -356,3 +356,38 @@ free_ids() {
 # real_node: the first online node of this kernel; a fake tree keeps it,
 # so that its cells there run on real memory.
 real_node() { ids "$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)" | head -n 1; }
+
+# os_cache_bytes CPU LEVEL: the size in bytes of CPU's data or unified
+# cache of LEVEL, as sysfs reports it, or nothing where it does not.  A
+# test that needs a size inside a cache level takes it from here, never
+# from one machine's figure, and skips (naming the reason) on nothing.
+os_cache_bytes() {
+	local idx level type size
+	for idx in /sys/devices/system/cpu/cpu"$1"/cache/index*; do
+		if [ ! -r "$idx/level" ] || [ ! -r "$idx/size" ]; then
+			continue
+		fi
+		read -r level <"$idx/level"
+		read -r type <"$idx/type"
+		read -r size <"$idx/size"
+		if [ "$level" != "$2" ] || [ "$type" = Instruction ]; then
+			continue
+		fi
+		case "$size" in
+		*K) echo $((${size%K} * 1024)) ;;
+		*M) echo $((${size%M} * 1048576)) ;;
+		*[0-9]) echo "$size" ;;
+		*) continue ;;
+		esac
+		return 0
+	done
+}
+
+# rt_prefix: RT, the command that runs a program at real-time priority 1
+# (chrt -f 1) where the OS allows it, else nothing.  A live run whose
+# readings a test needs undisturbed runs under it: no ordinary task (make
+# check's other job, a busy loop) can then take its CPU mid-window.
+rt_prefix() {
+	RT=(chrt -f 1)
+	chrt -f 1 true 2>/dev/null || RT=()
+}
