@@ -136,6 +136,28 @@ level() {
 	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
 }
 
+@test "a live run's summary is the replay of its own record: the stride lines and summary[] alike" {
+	local rec="$BATS_TEST_TMPDIR/run.json" args
+	# with the probes (the default pattern), and without (a sequential
+	# chase, two strides, whose second reads the probes' pages)
+	for args in "--min 4K --max 8M --steps-per-octave 4" \
+		"--pattern stride --stride 64,128 --min 4K --max 8M --steps-per-octave 2"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$BENCH" latency $args --json-file "$rec"
+		assert_success
+		local live=$output
+		grep -q '^# stride=64: L1d' <<<"$live"
+		run --separate-stderr "$BENCH" latency --curve-in "$rec"
+		assert_success
+		diff <(grep '^# stride=' <<<"$live") <(grep '^# stride=' <<<"$output")
+		run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
+		assert_success
+		[ "$(jq -c .summary "$rec")" = "$(jq -c .summary <<<"$output")" ]
+		[ "$(jq -c .probes "$rec")" = "$(jq -c .probes <<<"$output")" ]
+		jq -e '.run.base_page_bytes >= 4096' "$rec" >/dev/null
+	done
+}
+
 @test "the TLB-local chase times every other size above its window, and each size skipped between two points that read apart" {
 	# eight steps an octave across the L2's edge: flat stretches at half
 	# the sweep's sizes, the edge at all of them.  A size is timed when
