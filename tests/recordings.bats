@@ -35,7 +35,7 @@ without() {
 	assert_line --regexp '^# clock: 3[0-9]{3} MHz, measured: '
 	assert_line --regexp '^# stride=64: L1d [0-9.]+ KiB .* \| DRAM [0-9.]+ ns'
 	assert_line --regexp '^# stride=64: TLBs \(a line a page, 4 KiB pages, seen to 65536 of them, 256 MiB\): L1 TLB '
-	assert_line --regexp '^# stride=64: memory: [0-9.]+ ns [0-9.]+ cyc of its own at 256 MiB \(TLB-local chase\)'
+	assert_line --regexp '^# stride=64: memory: [0-9.]+ ns [0-9.]+ cyc of its own \(the TLB-local chase.s median over its memory plateau, [0-9]+ points from [0-9.]+ MiB\); at 256 MiB it reads [0-9.]+ ns, the full random chase [0-9.]+ ns there'
 	assert_line '# OS-reported caches: L1d 32 KiB | L2 512 KiB | L3 32 MiB'
 	run --separate-stderr "$BENCH" latency --curve-in "$ZEN3" --json
 	assert_success
