@@ -3197,7 +3197,7 @@ static const struct option_def option_defs[] = {
 	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT,
 	 "core clock for cycle counts (default: measured)"},
 	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
-	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, measure nothing"},
+	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, or analyse a bench --json record again; measure nothing"},
 	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
 	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
 	 "--curve-in: the data caches of the curve's machine, L1d first"},
@@ -12137,7 +12137,7 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	struct lat_summary *t = malloc(sizeof(*t));
 	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
 	double *y, walk, lo, hi;
-	int i, fell, notes;
+	int i, fell;
 	if (!t || !x)
 		die("out of memory for the summary");
 	y = x + pr->nlpage + pr->nlocal;
@@ -12184,7 +12184,6 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	memset(t, 0, sizeof(*t));
 	if (pr->nlpage)
 		lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
-	notes = sum->nnotes;
 	if ((fell = lat_falls(pr->lpage, 0, pr->nlpage, NULL, &lo, &hi))) {
 		lat_note(sum, "the line-a-page chase still falls from %.0f to "
 			 "%.0f pages when timed again: something outside it "
@@ -12219,21 +12218,7 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		if (tl->miss_ns >= walk)
 			break;
 	}
-	notes = sum->nnotes - notes;
-	/* A rise of the TLB-local curve where the line-a-page chase measured
-	 * the L1 TLB run out is that TLB's miss inside a cache (its window
-	 * as large as the TLB), not a level: the curve is read again with
-	 * the reach measured, as a curve whose TLBs are named is read. */
 	ctx.ncaches = sys->ncaches;
-	if (pr->ntlbs > 0) {
-		int ntlb = ctx.ntlb;
-		ctx.ntlb = 1;
-		lat_local_read(pr, x + pr->nlpage, y + pr->nlpage, stride, &ctx, t);
-		ctx.ntlb = ntlb;
-		for (i = 0; i < notes && t->nnotes < LAT_MAX_NOTES; i++)
-			strcpy(t->note[t->nnotes++], sum->note[sum->nnotes - notes + i]);
-		*sum = *t;
-	}
 	/* memory's own latency: the median of the TLB-local chase's whole
 	 * memory plateau, which one slow point at its end cannot move */
 	if (pr->mem_reached) {
