@@ -296,8 +296,14 @@
  * LAT_TLB_MAX_ENTRIES pages (widened by LAT_SIZE_AGREE) could be a
  * TLB's reach (L1 DTLBs hold 32-96 entries, second-level TLBs 1024-4096
  * on the CPUs in tests/fixtures/latency), and is not certain. */
+/* The window is half the smallest L1 DTLB (64 entries, 4 KiB pages) of
+ * the machines in tests/recordings.  A window as large as the L1 DTLB
+ * is no TLB-local span: with the stack's and code's pages beside it, the
+ * TLB misses in page after page, and on the AMD Zen 3 guest a 64-page
+ * window read 9-14 ns over the L2 where the full random chase read
+ * 4.5-8 (docs/latency.md). */
 #ifndef LAT_LOCAL_PAGES
-#define LAT_LOCAL_PAGES 64
+#define LAT_LOCAL_PAGES 32
 #endif
 /* Above one window the TLB-local chase times every other size of the
  * sweep (when the sweep takes more than four steps an octave, so still
@@ -622,6 +628,9 @@
 
 #define BENCH_VERSION "0.1.0"
 #define JSON_SCHEMA "membench/1"
+/* JSON numbers' digits: enough for any figure bench measures, and what
+ * a record's reader (--curve-in) gets back */
+#define JSON_NUM_FORMAT "%.9g"
 #define HLINE "-------------------------------------------------------------\n"
 #define CACHE_LINE 64        /* thread boundaries fall on its multiples */
 #define MAX_THREADS 1024
@@ -3220,7 +3229,7 @@ static const struct option_def option_defs[] = {
 	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT,
 	 "core clock for cycle counts (default: measured)"},
 	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
-	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, measure nothing"},
+	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, or analyse a bench --json record again; measure nothing"},
 	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
 	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
 	 "--curve-in: the data caches of the curve's machine, L1d first"},
@@ -6077,7 +6086,7 @@ static void json_num(const char *key, double v)
 {
 	json_sep(key);
 	if (finite_d(v))
-		fprintf(out.json, "%.9g", v);
+		fprintf(out.json, JSON_NUM_FORMAT, v);
 	else
 		fputs("null", out.json);
 }
@@ -10271,7 +10280,7 @@ struct lat_ctx {
 };
 
 static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
-				enum lat_pattern pattern)
+				enum lat_pattern pattern, double base_page)
 {
 	int lvl, top = si->caches_fake ? 0 : reported_levels(si);
 	memset(c, 0, sizeof(*c));
@@ -10280,7 +10289,7 @@ static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
 			c->cache[c->ncaches++] = reported_cache(si, lvl);
 	c->line = reported_line(si);
 	c->pattern = pattern;
-	c->page = (double)lat_page_bytes();
+	c->page = base_page;
 	c->all_caches = c->ncaches > 0;
 }
 
@@ -10908,7 +10917,10 @@ struct lat_probe {
 	struct lat_summary full;       /* the full random curve, read */
 	int ntlbs;
 	struct lat_tlb tlb[LAT_MAX_LEVELS];
-	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
+	double mem_ns;                 /* TLB-local's memory plateau's median */
+	double mem_from;               /* where that plateau starts */
+	int mem_pts;                   /* its points */
+	double local_tail_ns, tail_ns; /* TLB-local's tail, the curve's */
 	int mem_reached;               /* TLB-local's last level is DRAM */
 	int retimed;                   /* re-timings on either side of falls */
 	/* walks no TLB of its pages explains (lat_probe_hidden): the full
@@ -10938,6 +10950,7 @@ struct lat_run {
 	struct phys_report phys;         /* of the first, with --placement */
 	double elapsed;
 	int unstable;
+	double base_page;         /* bytes of the OS's base page */
 	struct lat_summary *sums; /* one per stride */
 	size_t mlp_bytes;
 	int nmlp;
@@ -11422,15 +11435,18 @@ static void lat_print_probe(const struct lat_summary *s,
 	}
 	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
 	if (pr->mem_reached) {
+		format_bytes(b2, sizeof(b2), (unsigned long long)pr->mem_from);
 		printf("# stride=%zu: memory%s: %.3g ns", s->stride,
 		       pr->disagree ? "?" : "", pr->mem_ns);
 		if (mhz > 0)
 			printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
-		printf(" of its own at %s (TLB-local chase); ", b);
+		printf(" of its own (the TLB-local chase's median over its "
+		       "memory plateau, %d points from %s); at %s it reads %.3g "
+		       "ns, ", pr->mem_pts, b2, b, pr->local_tail_ns);
 	} else {
 		printf("# stride=%zu: memory%s: not reached (the TLB-local chase "
 		       "reads %.3g ns at %s); ", s->stride, pr->disagree ? "?" : "",
-		       pr->mem_ns, b);
+		       pr->local_tail_ns, b);
 	}
 	if (pr->disagree)
 		printf("the full random chase %.3g ns there, TLB misses: not "
@@ -11438,11 +11454,11 @@ static void lat_print_probe(const struct lat_summary *s,
 		       "at %s, faster than the TLB-local chase's %.3g ns by more "
 		       "than their spread (%.3g ns): one of the two chases is not "
 		       "what it claims, and the memory figures are not certain\n",
-		       pr->tail_ns, s->stride, pr->tail_ns, b, pr->mem_ns,
+		       pr->tail_ns, s->stride, pr->tail_ns, b, pr->local_tail_ns,
 		       pr->spread);
 	else
 		printf("the full random chase %.3g ns there, TLB misses add %.3g "
-		       "ns\n", pr->tail_ns, pr->tail_ns - pr->mem_ns);
+		       "ns\n", pr->tail_ns, pr->tail_ns - pr->local_tail_ns);
 	if (pr->hidden) {
 		format_bytes(b, sizeof(b), (unsigned long long)pr->page);
 		format_bytes(b2, sizeof(b2), (unsigned long long)pr->hidden_from);
@@ -11685,6 +11701,19 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 	json_close('}');
 }
 
+/* The summary's lines, "# stride=": the levels of each stride, and on
+ * the first the probes' TLBs and memory.  A replay prints them alike. */
+static void lat_print_strides(const struct lat_run *r, int nstrides)
+{
+	int i;
+	for (i = 0; i < nstrides; i++) {
+		/* with the probes, memory's line gives the tail */
+		lat_print_levels(&r->sums[i], r->mhz, i || !r->probe.ran);
+		if (i == 0)
+			lat_print_probe(&r->sums[i], &r->probe, r->mhz);
+	}
+}
+
 static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
@@ -11705,12 +11734,7 @@ static void lat_print_summary(const struct options *o,
 	lat_print_clock(r);
 	if (o->placement)
 		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
-	for (i = 0; i < o->nstrides; i++) {
-		/* with the probes, memory's line gives the tail */
-		lat_print_levels(&r->sums[i], r->mhz, i || !r->probe.ran);
-		if (i == 0)
-			lat_print_probe(&r->sums[i], &r->probe, r->mhz);
-	}
+	lat_print_strides(r, o->nstrides);
 	lat_print_os_caches(si);
 	print_limits_text(si, "# ");
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
@@ -11765,9 +11789,11 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	json_bool("reached", pr->mem_reached);
 	json_num("ns", pr->mem_reached ? pr->mem_ns : NAN);
 	json_num("cycles", mhz > 0 && pr->mem_reached ? pr->mem_ns * mhz / 1e3 : NAN);
-	json_num("tlb_local_tail_ns", pr->mem_ns);
+	json_num("from_bytes", pr->mem_reached ? pr->mem_from : NAN);
+	json_int_or_null("points", pr->mem_reached, pr->mem_pts);
+	json_num("tlb_local_tail_ns", pr->local_tail_ns);
 	json_num("tail_ns", pr->tail_ns);
-	json_num("tlb_ns", pr->disagree ? NAN : pr->tail_ns - pr->mem_ns);
+	json_num("tlb_ns", pr->disagree ? NAN : pr->tail_ns - pr->local_tail_ns);
 	json_bool("certain", !pr->disagree);
 	json_bool("chases_disagree", pr->disagree);
 	if (pr->hidden) {
@@ -11904,6 +11930,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_int_or_null("page_size_bytes", r->plan.page_size != 0,
 			 (long long)r->plan.page_size);
+	json_int("base_page_bytes", (long long)r->base_page);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
 	json_int("bytes", (long long)r->bufs[0].bytes);
@@ -12478,10 +12505,6 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	pr->retimed += lat_retime(&c, pr->local, pr->shared, pr->nlocal, stride,
 				  local, disturb);
 	lat_chain_free(&c);
-	for (i = 0; i < pr->nlpage; i++)
-		pr->excess[i] = pr->lpage[i].ns -
-				lat_curve_at(pr->local, pr->nlocal,
-					     (double)pr->lpage[i].bytes / page * stride);
 	pr->ran = 1;
 }
 
@@ -12579,8 +12602,59 @@ static void lat_probe_agree(struct lat_probe *pr, const double *xb,
 		return;
 	pr->spread = lat_tail_range(pr->local, NULL, pr->nlocal, k) +
 		     lat_tail_range(NULL, yn, n, k);
-	pr->disagree = pr->mem_ns - pr->tail_ns >
-		       pr->spread + LAT_PLATEAU_TOL * pr->mem_ns;
+	pr->disagree = pr->local_tail_ns - pr->tail_ns >
+		       pr->spread + LAT_PLATEAU_TOL * pr->local_tail_ns;
+}
+
+/* What the line-a-page chase measured a load to pay in TLBs over the
+ * pages of `bytes` (its excess, none below 0), between its points on a
+ * log scale of pages; 0 below its first point. */
+static double lat_tlb_cost(const struct lat_probe *pr, double bytes)
+{
+	double e0, e1, f;
+	int i;
+	for (i = 0; i < pr->nlpage && (double)pr->lpage[i].bytes < bytes; i++)
+		;
+	if (i == 0)
+		return 0;
+	if (i == pr->nlpage)
+		return pr->excess[i - 1] > 0 ? pr->excess[i - 1] : 0;
+	e0 = pr->excess[i - 1] > 0 ? pr->excess[i - 1] : 0;
+	e1 = pr->excess[i] > 0 ? pr->excess[i] : 0;
+	f = lat_ln(bytes / (double)pr->lpage[i - 1].bytes) /
+	    lat_ln((double)pr->lpage[i].bytes / (double)pr->lpage[i - 1].bytes);
+	return e0 + (e1 - e0) * f;
+}
+
+/* The caches and memory from the TLB-local curve (x, y: np of its sizes
+ * and readings) into sum, with ctx's TLBs; the notes on its re-timings, and
+ * the levels read across a fall they left. */
+static void lat_local_read(const struct lat_probe *pr, const double *x,
+			   const double *y, int np, size_t stride,
+			   const struct lat_ctx *ctx, struct lat_summary *sum)
+{
+	char b1[32], b2[32];
+	double lo, hi;
+	int i;
+	lat_read_curve(x, y, np, stride, ctx, 1, sum);
+	if (pr->retimed)
+		lat_note(sum, "probe points timed again: %d (on either side "
+			 "of a fall, where a point read more than %.1f times "
+			 "slower than a larger one; each settled first, and the "
+			 "new reading kept)", pr->retimed, LAT_LEVEL_JUMP);
+	if (lat_falls(pr->local, pr->shared, pr->nlocal, NULL, &lo, &hi)) {
+		for (i = 0; i < sum->nlevels; i++) {
+			struct lat_level *lv = &sum->level[i];
+			/* a level the curve never leaves lasts to its end */
+			lv->disturbed = lv->from <= hi &&
+					(lv->boundary > 0 ? lv->boundary : HUGE_VAL) >= lo;
+		}
+		format_bytes(b1, sizeof(b1), (unsigned long long)lo);
+		format_bytes(b2, sizeof(b2), (unsigned long long)hi);
+		lat_note(sum, "the TLB-local chase still falls from %s to %s when "
+			 "timed again: something outside it disturbed it, and "
+			 "the levels read across the fall are not certain", b1, b2);
+	}
 }
 
 /* The probes read: the caches and memory from the TLB-local curve (into
@@ -12601,40 +12675,61 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	struct lat_ctx ctx = *sys;
 	struct lat_summary *t = malloc(sizeof(*t));
 	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
-	double *y, walk, lo, hi;
-	char b1[32], b2[32];
-	int i, fell;
+	double *y, walk, lo = 0, hi = 0, tailv[LAT_TAIL_PTS];
+	int i, k, fell, kept, dropped;
 	if (!t || !x)
 		die("out of memory for the summary");
 	y = x + pr->nlpage + pr->nlocal;
+	/* what the points say of themselves: the TLB-local points that are
+	 * the sweep's own, the pages the line-a-page chase crossed, and its
+	 * excess over the TLB-local chase of as many lines */
+	for (i = pr->shared = 0; i < pr->nlocal; i++)
+		pr->shared += (double)pr->local[i].bytes <= pr->window;
+	pr->seen = pr->nlpage ? (double)pr->lpage[pr->nlpage - 1].bytes / pr->page : 0;
+	for (i = 0; i < pr->nlpage; i++)
+		pr->excess[i] = pr->lpage[i].ns -
+				lat_curve_at(pr->local, pr->nlocal,
+					     (double)pr->lpage[i].bytes / pr->page *
+					     (double)stride);
 	ctx.pattern = P_RANDOM;
 	ctx.tlb_known = 1;
 	ctx.ntlb = 0;
 	ctx.page = pr->page;
-	for (i = 0; i < pr->nlocal; i++) {
-		x[i] = (double)pr->local[i].bytes;
-		y[i] = pr->local[i].ns;
-	}
-	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
-	if (pr->retimed)
-		lat_note(sum, "probe points timed again: %d (on either side "
-			 "of a fall, where a point read more than %.1f times "
-			 "slower than a larger one; each settled first, and the "
-			 "new reading kept)", pr->retimed, LAT_LEVEL_JUMP);
-	if (lat_falls(pr->local, pr->shared, pr->nlocal, NULL, &lo, &hi)) {
-		for (i = 0; i < sum->nlevels; i++) {
-			struct lat_level *lv = &sum->level[i];
-			/* a level the curve never leaves lasts to its end */
-			lv->disturbed = lv->from <= hi &&
-					(lv->boundary > 0 ? lv->boundary : HUGE_VAL) >= lo;
+	/* Above its window the TLB-local chase holds the same lines as the
+	 * full random chase of that size, and should read no slower.  Where
+	 * it reads slower by more than LAT_PLATEAU_TOL (noise), and the
+	 * line-a-page chase measured TLB misses over as
+	 * many pages, its window did not stay in that TLB (a window as large
+	 * as the L1 TLB, which a cyclic order misses in every page): such a
+	 * point measured something other than the chase claims, and is left
+	 * out of the reading, not replaced by a figure nobody measured.
+	 * (Kept apart from the line-a-page chase's points, x[0..nlpage).) */
+	for (i = kept = dropped = 0; i < pr->nlocal; i++) {
+		double b = (double)pr->local[i].bytes;
+		if (pr->local[i].ns > (1 + LAT_PLATEAU_TOL) * lat_curve_at(r->pts, n, b) &&
+		    lat_tlb_cost(pr, b) > 0) {
+			lo = dropped++ ? lo : b;
+			hi = b;
+			continue;
 		}
+		x[pr->nlpage + kept] = b;
+		y[pr->nlpage + kept++] = pr->local[i].ns;
+	}
+	lat_local_read(pr, x + pr->nlpage, y + pr->nlpage, kept, stride, &ctx, sum);
+	if (dropped) {
+		char b1[32], b2[32];
 		format_bytes(b1, sizeof(b1), (unsigned long long)lo);
 		format_bytes(b2, sizeof(b2), (unsigned long long)hi);
-		lat_note(sum, "the TLB-local chase still falls from %s to %s when "
-			 "timed again: something outside it disturbed it, and "
-			 "the levels read across the fall are not certain", b1, b2);
+		lat_note(sum, "TLB-local chase points left out: %d from %s to "
+			 "%s read slower than the full random chase where TLB "
+			 "misses were measured (its window left the TLB)",
+			 dropped, b1, b2);
 	}
-	pr->mem_ns = sum->tail_ns;
+	/* its own tail, as measured: what the full chase is set beside */
+	k = pr->nlocal < LAT_TAIL_PTS ? pr->nlocal : LAT_TAIL_PTS;
+	for (i = 0; i < k; i++)
+		tailv[i] = pr->local[pr->nlocal - k + i].ns;
+	pr->local_tail_ns = k > 0 ? median(tailv, (size_t)k) : sum->tail_ns;
 	pr->tail_ns = sum->tail_ns;
 	pr->mem_reached = sum->nlevels > 0 &&
 			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
@@ -12681,8 +12776,22 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		if (tl->miss_ns >= walk)
 			break;
 	}
-	/* the full random curve: its rises, set beside the levels measured */
 	ctx.ncaches = sys->ncaches;
+	/* memory's own latency: the median of the TLB-local chase's whole
+	 * memory plateau, which one slow point at its end cannot move */
+	if (pr->mem_reached) {
+		const struct lat_level *mem = &sum->level[sum->nlevels - 1];
+		pr->mem_from = mem->from;
+		for (k = 0; k < kept && x[pr->nlpage + k] < mem->from; k++)
+			;
+		pr->mem_pts = kept - k;
+		pr->mem_ns = kept > k ? median(y + pr->nlpage + k,
+					       (size_t)(kept - k))
+				      : pr->local_tail_ns;
+	} else {
+		pr->mem_ns = pr->local_tail_ns;
+	}
+	/* the full random curve: its rises, set beside the levels measured */
 	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
 	pr->tail_ns = pr->full.tail_ns;
 	lat_probe_agree(pr, xb, yn, n);
@@ -12698,23 +12807,85 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	free(x);
 }
 
-/* The sweep: per stride, every size's point, the block's summary, and
- * on the first stride --chains and --load-threads. */
+/* A measured figure as the record holds it (json_num's digits): the
+ * analysis reads the figures so rounded, live and from a record alike,
+ * so that a run's summary and the replay of its record are the same. */
+static double lat_as_recorded(double v)
+{
+	char b[40];
+	if (!finite_d(v))
+		return v;
+	snprintf(b, sizeof(b), JSON_NUM_FORMAT, v);
+	return strtod(b, NULL);
+}
+
+/* The analysis: every stride's summary, and the probes' reading, from
+ * what a record holds and nothing else: the points (as recorded), the
+ * probes' curves, the OS's caches in si, the base page, the buffer's
+ * pages, the pattern and strides in o.  A live run calls it once it has
+ * measured; --curve-in with a record calls it on the record. */
+static void lat_summarise(const struct options *o, const struct system_info *si,
+			  struct lat_run *r)
+{
+	struct lat_probe *pr = &r->probe;
+	double *xb, *yn;
+	int s, i, t;
+	r->mhz = lat_as_recorded(r->mhz);
+	for (i = 0; i < r->npts; i++)
+		r->pts[i].ns = lat_as_recorded(r->pts[i].ns);
+	for (i = 0; pr->ran && i < pr->nlocal; i++)
+		pr->local[i].ns = lat_as_recorded(pr->local[i].ns);
+	for (i = 0; pr->ran && i < pr->nlpage; i++)
+		pr->lpage[i].ns = lat_as_recorded(pr->lpage[i].ns);
+	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
+	xb = malloc((size_t)(r->npts ? r->npts : 1) * 2 * sizeof(*xb));
+	if (!r->sums || !xb)
+		die("out of memory for the summary");
+	yn = xb + (r->npts ? r->npts : 1);
+	for (s = 0; s < o->nstrides; s++) {
+		struct lat_ctx ctx;
+		size_t stride = o->strides[s];
+		int n = 0;
+		for (i = 0; i < r->npts; i++)
+			if (r->pts[i].stride == stride) {
+				xb[n] = (double)r->pts[i].bytes;
+				yn[n++] = r->pts[i].ns;
+			}
+		lat_ctx_from_system(&ctx, si, o->pattern, r->base_page);
+		/* the pages the probes crossed, or would have */
+		if (s == 0 && !o->lmrd && !pr->ran)
+			pr->page = r->pages.known && r->pages.page_kib * 1024.0 >
+				   ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+		ctx.page = pr->page > 0 ? pr->page : ctx.page;
+		/* the other strides' curves: the TLBs the probes measured are
+		 * the only ones whose reach can be doubted as a cache's edge */
+		ctx.tlb_known = pr->ran;
+		for (t = 0; t < pr->ntlbs; t++)
+			ctx.reach[ctx.ntlb++] = pr->tlb[t].reach;
+		if (s == 0 && pr->ran)
+			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
+		else
+			lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
+				       &r->sums[s]);
+	}
+	free(xb);
+}
+
+/* The sweep: per stride, every size's point; on the first stride the
+ * probes, --chains and --load-threads; then the analysis. */
 static void lat_sweep(const struct options *o, const struct system_info *si,
 		      struct lat_run *r)
 {
 	int maxsizes = (o->lmrd ? 16 : o->spo) * 64 + 2, s, i;
 	size_t *sizes = malloc((size_t)maxsizes * sizeof(*sizes));
 	r->pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r->pts));
-	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
-	if (!sizes || !r->pts || !r->sums)
+	if (!sizes || !r->pts)
 		die("out of memory for the sweep");
+	r->base_page = (double)lat_page_bytes();
 	for (s = 0; s < o->nstrides; s++) {
 		struct lat_chain cs[MAX_REGIONS], *c = &cs[0];
-		struct lat_ctx ctx;
 		size_t stride = o->strides[s];
 		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts, t;
-		double *xb, *yn;
 		for (t = 0; t < r->plan.regions; t++)
 			lat_chain_init(&cs[t], r->bufs[t].data, (size_t)o->lat_max,
 				       stride, o->pattern, lat_page_bytes());
@@ -12738,22 +12909,14 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			lat_report_point(p);
 		}
 		lat_report_block_end();
-		xb = malloc((size_t)(n ? n : 1) * sizeof(*xb));
-		yn = malloc((size_t)(n ? n : 1) * sizeof(*yn));
-		if (!xb || !yn)
-			die("out of memory for the summary");
-		for (i = 0; i < n; i++) {
-			xb[i] = (double)r->pts[first + i].bytes;
-			yn[i] = r->pts[first + i].ns;
-		}
-		lat_ctx_from_system(&ctx, si, o->pattern);
 		if (s == 0 && !o->lmrd) {
 			const char *no;
 			r->probe.page = r->pages.known && r->pages.page_kib * 1024.0 >
-					ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+					r->base_page ? r->pages.page_kib * 1024.0
+						     : r->base_page;
 			/* the window is base pages whatever pages the buffer got:
 			 * 64 huge pages are no TLB-local span */
-			r->probe.window = LAT_LOCAL_PAGES * ctx.page;
+			r->probe.window = LAT_LOCAL_PAGES * r->base_page;
 			no = lat_probe_refusal(o, r, stride, r->probe.why,
 					       sizeof(r->probe.why));
 			if (no && no != r->probe.why)
@@ -12762,19 +12925,6 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 				lat_probe_measure(o, r, sizes, n, stride,
 						  r->pts + first);
 		}
-		ctx.page = r->probe.page > 0 ? r->probe.page : ctx.page;
-		/* the other strides' curves: the TLBs the probes measured are
-		 * the only ones whose reach can be doubted as a cache's edge */
-		ctx.tlb_known = r->probe.ran;
-		for (t = 0; t < r->probe.ntlbs; t++)
-			ctx.reach[ctx.ntlb++] = r->probe.tlb[t].reach;
-		if (s == 0 && r->probe.ran)
-			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
-		else
-			lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
-				       &r->sums[s]);
-		free(xb);
-		free(yn);
 		if (s == 0 && o->chains > 1)
 			lat_mlp_run(o, c, (size_t)o->lat_max / stride, r);
 #ifdef _OPENMP
@@ -12786,6 +12936,602 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			lat_chain_free(&cs[t]);
 	}
 	free(sizes);
+	lat_summarise(o, si, r);
+}
+
+/* A record's reader: bench's own JSON, read back for --curve-in.  The
+ * whole document is parsed into nodes in one array; strings are undone
+ * in place, numbers keep their text (a copy is written digit for digit).
+ * Nesting deeper than JREC_DEPTH, or anything not JSON, is refused with
+ * the byte it was met at. */
+#define JREC_DEPTH 24
+#define JREC_MAX_BYTES (256ULL << 20)
+
+enum jrec_type { JR_NULL, JR_BOOL, JR_NUM, JR_STR, JR_ARR, JR_OBJ };
+
+struct jrec_node {
+	enum jrec_type type;
+	int kid, next;   /* first member, next member; -1: none */
+	const char *key; /* in an object: the member's name */
+	const char *str; /* a string's text; a number's first digit */
+	size_t len;      /* a number's text's length */
+	double num;      /* a number's value; a boolean's 0 or 1 */
+};
+
+struct jrec {
+	const char *file;
+	char *text;
+	size_t at;
+	struct jrec_node *n;
+	int nn, cap;
+};
+
+static void jrec_fail(const struct jrec *d, const char *what)
+{
+	die("--curve-in %s: not JSON at byte %zu: %s", d->file, d->at, what);
+}
+
+static void jrec_space(struct jrec *d)
+{
+	while (d->text[d->at] == ' ' || d->text[d->at] == '\t' ||
+	       d->text[d->at] == '\n' || d->text[d->at] == '\r')
+		d->at++;
+}
+
+static int jrec_new(struct jrec *d, enum jrec_type type)
+{
+	if (d->nn == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 1024;
+		d->n = realloc(d->n, (size_t)d->cap * sizeof(*d->n));
+		if (!d->n)
+			die("out of memory reading --curve-in");
+	}
+	memset(&d->n[d->nn], 0, sizeof(d->n[0]));
+	d->n[d->nn].type = type;
+	d->n[d->nn].kid = d->n[d->nn].next = -1;
+	return d->nn++;
+}
+
+static int jrec_hex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A string at d->at (its opening quote), undone in place; returns it. */
+static const char *jrec_string(struct jrec *d)
+{
+	char *w = d->text + d->at + 1, *start = w;
+	const char *r = w;
+	for (;;) {
+		unsigned char c = (unsigned char)*r;
+		d->at = (size_t)(r - d->text);
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			jrec_fail(d, c ? "a control character in a string"
+				       : "a string never closed");
+		if (c != '\\') {
+			*w++ = *r++;
+			continue;
+		}
+		r++;
+		switch (*r) {
+		case '"': case '\\': case '/': *w++ = *r++; break;
+		case 'b': *w++ = '\b'; r++; break;
+		case 'f': *w++ = '\f'; r++; break;
+		case 'n': *w++ = '\n'; r++; break;
+		case 'r': *w++ = '\r'; r++; break;
+		case 't': *w++ = '\t'; r++; break;
+		case 'u': {
+			unsigned u = 0;
+			int k, h;
+			for (k = 1; k <= 4; k++) {
+				if ((h = jrec_hex(r[k])) < 0)
+					jrec_fail(d, "a \\u escape without four hex digits");
+				u = u * 16 + (unsigned)h;
+			}
+			r += 5;
+			/* UTF-8, no more than three bytes: six were read */
+			if (u == 0)
+				jrec_fail(d, "a \\u0000 in a string");
+			if (u < 0x80) {
+				*w++ = (char)u;
+			} else if (u < 0x800) {
+				*w++ = (char)(0xc0 | u >> 6);
+				*w++ = (char)(0x80 | (u & 0x3f));
+			} else {
+				*w++ = (char)(0xe0 | u >> 12);
+				*w++ = (char)(0x80 | (u >> 6 & 0x3f));
+				*w++ = (char)(0x80 | (u & 0x3f));
+			}
+			break;
+		}
+		default:
+			jrec_fail(d, "an unknown escape in a string");
+		}
+	}
+	*w = '\0'; /* w <= r: the closing quote is not overwritten first */
+	d->at++;
+	return start;
+}
+
+static int jrec_value(struct jrec *d, int depth)
+{
+	char *p;
+	int i, last = -1;
+	jrec_space(d);
+	p = d->text + d->at;
+	if (depth > JREC_DEPTH)
+		jrec_fail(d, "nested too deep");
+	if (*p == '{' || *p == '[') {
+		int obj = *p == '{';
+		i = jrec_new(d, obj ? JR_OBJ : JR_ARR);
+		d->at++;
+		jrec_space(d);
+		if (d->text[d->at] == (obj ? '}' : ']')) {
+			d->at++;
+			return i;
+		}
+		for (;;) {
+			const char *key = NULL;
+			int v;
+			jrec_space(d);
+			if (obj) {
+				if (d->text[d->at] != '"')
+					jrec_fail(d, "an object's member has no quoted name");
+				key = jrec_string(d);
+				jrec_space(d);
+				if (d->text[d->at] != ':')
+					jrec_fail(d, "no ':' after a member's name");
+				d->at++;
+			}
+			v = jrec_value(d, depth + 1);
+			d->n[v].key = key;
+			if (last < 0)
+				d->n[i].kid = v;
+			else
+				d->n[last].next = v;
+			last = v;
+			jrec_space(d);
+			if (d->text[d->at] == ',') {
+				d->at++;
+				continue;
+			}
+			if (d->text[d->at] != (obj ? '}' : ']'))
+				jrec_fail(d, obj ? "no ',' or '}' after a member"
+						 : "no ',' or ']' after an element");
+			d->at++;
+			return i;
+		}
+	}
+	if (*p == '"') {
+		i = jrec_new(d, JR_STR);
+		d->n[i].str = jrec_string(d);
+		return i;
+	}
+	if (strncmp(p, "null", 4) == 0 || strncmp(p, "true", 4) == 0 ||
+	    strncmp(p, "false", 5) == 0) {
+		i = jrec_new(d, *p == 'n' ? JR_NULL : JR_BOOL);
+		d->n[i].num = *p == 't';
+		d->at += *p == 'f' ? 5 : 4;
+		return i;
+	}
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		/* JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+		char *q = p + (*p == '-'), *end;
+		if (!isdigit((unsigned char)*q) || (*q == '0' && isdigit((unsigned char)q[1])))
+			jrec_fail(d, "a number not written as JSON writes one");
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q == '.') {
+			if (!isdigit((unsigned char)*++q))
+				jrec_fail(d, "a number not written as JSON writes one");
+			while (isdigit((unsigned char)*q))
+				q++;
+		}
+		if (*q == 'e' || *q == 'E') {
+			q += q[1] == '+' || q[1] == '-' ? 2 : 1;
+			if (!isdigit((unsigned char)*q))
+				jrec_fail(d, "a number not written as JSON writes one");
+			while (isdigit((unsigned char)*q))
+				q++;
+		}
+		i = jrec_new(d, JR_NUM);
+		d->n[i].str = p;
+		d->n[i].len = (size_t)(q - p);
+		d->n[i].num = strtod(p, &end);
+		if (end != q || !finite_d(d->n[i].num))
+			jrec_fail(d, "a number out of range");
+		d->at = (size_t)(q - d->text);
+		return i;
+	}
+	jrec_fail(d, *p ? "no JSON value here" : "the document ends early");
+	return -1;
+}
+
+/* Read and parse the whole file (f, named file); the root is node 0. */
+static void jrec_read(struct jrec *d, FILE *f, const char *file)
+{
+	size_t len = 0, cap = 0, got;
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			if (cap > JREC_MAX_BYTES + 4096 + 1)
+				die("--curve-in %s: larger than the %llu MiB a record "
+				    "may be", file, JREC_MAX_BYTES >> 20);
+			d->text = realloc(d->text, cap);
+			if (!d->text)
+				die("out of memory reading --curve-in");
+		}
+		got = fread(d->text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f))
+		die("--curve-in %s: %s", file, strerror(errno));
+	d->text[len] = '\0';
+	if (strlen(d->text) != len)
+		die("--curve-in %s: a NUL byte in a JSON record", file);
+	jrec_value(d, 0);
+	jrec_space(d);
+	if (d->text[d->at])
+		jrec_fail(d, "more after the document");
+}
+
+/* The member `key` of object node i; -1 where i is no object or has none. */
+static int jrec_get(const struct jrec *d, int i, const char *key)
+{
+	int k;
+	if (i < 0 || d->n[i].type != JR_OBJ)
+		return -1;
+	for (k = d->n[i].kid; k >= 0; k = d->n[k].next)
+		if (strcmp(d->n[k].key, key) == 0)
+			return k;
+	return -1;
+}
+
+/* The node at a dotted path below i ("run.buffer.page_kib"); -1: none. */
+static int jrec_path(const struct jrec *d, int i, const char *path)
+{
+	char part[64];
+	while (i >= 0 && *path) {
+		size_t k = strcspn(path, ".");
+		if (k >= sizeof(part))
+			return -1;
+		memcpy(part, path, k);
+		part[k] = '\0';
+		i = jrec_get(d, i, part);
+		path += k + (path[k] == '.');
+	}
+	return i;
+}
+
+/* A field the analysis needs: of the type wanted (or null, where
+ * may_null), else one line naming it and exit 2.  `at` names node i in
+ * the message ("" for the record's root). */
+static int jrec_need(const struct jrec *d, int i, const char *at,
+		     const char *path, enum jrec_type type, int may_null)
+{
+	static const char *const names[] = {"null", "a boolean", "a number",
+					    "a string", "an array", "an object"};
+	int k = jrec_path(d, i, path);
+	if (k < 0)
+		die("--curve-in %s: the record has no %s%s (not a bench latency "
+		    "record, or one from a bench that did not write it)", d->file,
+		    at, path);
+	if (d->n[k].type != type && !(may_null && d->n[k].type == JR_NULL))
+		die("--curve-in %s: %s%s is %s, not %s", d->file, at, path,
+		    names[d->n[k].type], names[type]);
+	return k;
+}
+
+/* A whole number of at least lo at path below i. */
+static double jrec_count(const struct jrec *d, int i, const char *at,
+			 const char *path, double lo)
+{
+	double v = d->n[jrec_need(d, i, at, path, JR_NUM, 0)].num;
+	if (v != (double)(long long)v || v < lo || v > 1e18)
+		die("--curve-in %s: %s%s is %.17g, not a whole number from %.0f",
+		    d->file, at, path, v, lo);
+	return v;
+}
+
+/* A latency in ns at path below i: finite, positive, below 1e9. */
+static double jrec_ns(const struct jrec *d, int i, const char *at,
+		      const char *path)
+{
+	double v = d->n[jrec_need(d, i, at, path, JR_NUM, 0)].num;
+	if (!(v > 0) || v >= 1e9)
+		die("--curve-in %s: %s%s is %.17g, not a latency in ns", d->file,
+		    at, path, v);
+	return v;
+}
+
+static int jrec_count_kids(const struct jrec *d, int i)
+{
+	int k, n = 0;
+	for (k = d->n[i].kid; k >= 0; k = d->n[k].next)
+		n++;
+	return n;
+}
+
+/* Write node i (under key, NULL in an array) as it was read. */
+static void jrec_copy(const struct jrec *d, const char *key, int i)
+{
+	const struct jrec_node *v = &d->n[i];
+	int k;
+	json_sep(NULL);
+	if (key) {
+		json_string_value(key);
+		fputc(':', out.json);
+	}
+	switch (v->type) {
+	case JR_NULL: fputs("null", out.json); break;
+	case JR_BOOL: fputs(v->num ? "true" : "false", out.json); break;
+	case JR_NUM: fwrite(v->str, 1, v->len, out.json); break;
+	case JR_STR: json_string_value(v->str); break;
+	case JR_ARR: case JR_OBJ:
+		fputc(v->type == JR_OBJ ? '{' : '[', out.json);
+		json_first[++json_depth] = 1;
+		for (k = v->kid; k >= 0; k = d->n[k].next)
+			jrec_copy(d, v->type == JR_OBJ ? d->n[k].key : NULL, k);
+		json_close(v->type == JR_OBJ ? '}' : ']');
+		break;
+	}
+}
+
+/* The points of a record's curve (an array at path below lat) for a
+ * probe, or for the curve itself (with stride): sizes rising (within a
+ * stride), latencies positive; *n counts them. */
+static struct lat_point *lat_record_points(const struct jrec *d, int lat,
+					   const char *path, int with_stride,
+					   int *n)
+{
+	int arr = jrec_need(d, lat, "", path, JR_ARR, 0), k, i = 0;
+	int cnt = jrec_count_kids(d, arr);
+	struct lat_point *p = calloc((size_t)(cnt ? cnt : 1), sizeof(*p));
+	char at[64];
+	if (!p)
+		die("out of memory reading --curve-in");
+	for (k = d->n[arr].kid; k >= 0; k = d->n[k].next, i++) {
+		int f;
+		snprintf(at, sizeof(at), "%s[%d].", path, i);
+		p[i].stride = with_stride ? (size_t)jrec_count(d, k, at, "stride", 1) : 0;
+		p[i].bytes = (size_t)jrec_count(d, k, at, "bytes", 1);
+		p[i].ns = jrec_ns(d, k, at, "ns");
+		if (!with_stride) { /* a probe's point timed again: its first */
+			f = jrec_need(d, k, at, "first_ns", JR_NUM, 1);
+			p[i].first_ns = d->n[f].type == JR_NULL ? 0 : d->n[f].num;
+		}
+		p[i].stable = 1;
+		if (i > 0 && p[i].stride == p[i - 1].stride && p[i].bytes <= p[i - 1].bytes)
+			die("--curve-in %s: %s[%d].bytes does not rise from the point "
+			    "before", d->file, path, i);
+	}
+	*n = cnt;
+	return p;
+}
+
+/* A record (bench latency --json, or bench all --json) read into what
+ * lat_summarise() reads: o's pattern and strides, si's caches, r's
+ * points, probes, pages, clock.  Nothing is measured or guessed: a
+ * field the analysis needs and the record lacks is named, and exit 2.
+ * Returns the latency object's node. */
+static int lat_record_read(const struct jrec *d, struct options *o,
+			   struct system_info *si, struct lat_run *r)
+{
+	int lat = 0, sys, k, i, pr, arr;
+	const char *mode = d->n[jrec_need(d, 0, "", "mode", JR_STR, 0)].str;
+	char at[64];
+	if (d->n[0].type != JR_OBJ)
+		die("--curve-in %s: the record is no JSON object", d->file);
+	if (strcmp(mode, "all") == 0)
+		lat = jrec_need(d, 0, "", "latency", JR_OBJ, 0);
+	else if (strcmp(mode, "latency") != 0)
+		die("--curve-in %s: a record of bench %s, which has no latency curve",
+		    d->file, mode);
+	if (jrec_get(d, 0, "replay") >= 0)
+		die("--curve-in %s: a replay's output, not a record: replay the "
+		    "record it came from", d->file);
+	/* the OS's caches, as the recorded run read them */
+	sys = jrec_need(d, 0, "", "system", JR_OBJ, 0);
+	arr = jrec_need(d, sys, "system.", "caches", JR_ARR, 0);
+	memset(si, 0, sizeof(*si));
+	for (k = d->n[arr].kid, i = 0; k >= 0; k = d->n[k].next, i++) {
+		struct cache_info *c;
+		const char *type;
+		if (si->ncaches == MAX_CACHES)
+			die("--curve-in %s: system.caches holds more than %d caches",
+			    d->file, MAX_CACHES);
+		c = &si->caches[si->ncaches++];
+		snprintf(at, sizeof(at), "system.caches[%d].", i);
+		c->level = (int)jrec_count(d, k, at, "level", 1);
+		type = d->n[jrec_need(d, k, at, "type", JR_STR, 0)].str;
+		if (strlen(type) >= sizeof(c->type))
+			die("--curve-in %s: %stype is longer than a cache type",
+			    d->file, at);
+		strcpy(c->type, type);
+		c->bytes = (unsigned long long)jrec_count(d, k, at, "bytes", 1);
+	}
+	k = jrec_need(d, sys, "system.", "caches_made_up_by", JR_STR, 1);
+	si->caches_fake = d->n[k].type == JR_STR ? d->n[k].str : NULL;
+	k = jrec_need(d, sys, "system.", "cache_line", JR_NUM, 1);
+	si->line = d->n[k].type == JR_NUM ? (int)jrec_count(d, sys, "system.",
+							    "cache_line", 1) : 0;
+	/* the run */
+	{
+		const char *pat = d->n[jrec_need(d, lat, "", "run.pattern", JR_STR, 0)].str;
+		for (i = 0; i < 3 && strcmp(pat, lat_pattern_names[i]); i++)
+			;
+		if (i == 3)
+			die("--curve-in %s: run.pattern \"%s\" is no pattern bench "
+			    "knows", d->file, pat);
+		o->pattern = (enum lat_pattern)i;
+	}
+	arr = jrec_need(d, lat, "", "run.strides", JR_ARR, 0);
+	o->nstrides = 0;
+	for (k = d->n[arr].kid, i = 0; k >= 0; k = d->n[k].next, i++) {
+		snprintf(at, sizeof(at), "run.strides[%d]", i);
+		if (o->nstrides == LAT_MAX_STRIDES)
+			die("--curve-in %s: run.strides holds more than %d strides",
+			    d->file, LAT_MAX_STRIDES);
+		o->strides[o->nstrides++] = (size_t)jrec_count(d, k, at, "", 1);
+	}
+	if (o->nstrides == 0)
+		die("--curve-in %s: run.strides is empty", d->file);
+	o->lat_max = (unsigned long long)jrec_count(d, lat, "", "run.max_bytes", 1);
+	r->plan.bytes = (size_t)o->lat_max;
+	{
+		const char *alloc = d->n[jrec_need(d, lat, "", "run.alloc", JR_STR, 0)].str;
+		for (i = 0; i < (int)(sizeof(alloc_names) / sizeof(alloc_names[0])) &&
+			    strcmp(alloc, alloc_names[i]); i++)
+			;
+		if (i == (int)(sizeof(alloc_names) / sizeof(alloc_names[0])))
+			die("--curve-in %s: run.alloc \"%s\" is no allocation bench "
+			    "knows", d->file, alloc);
+		r->plan.mode = (enum alloc_mode)i;
+	}
+	r->pages.page_kib = (unsigned long)jrec_count(d, lat, "", "run.buffer.page_kib", 0);
+	r->pages.known = r->pages.page_kib > 0;
+	r->pages.huge_pct = d->n[jrec_need(d, lat, "", "run.buffer.huge_pct", JR_NUM, 0)].num;
+	r->cpu = (int)d->n[jrec_need(d, lat, "", "run.cpu", JR_NUM, 0)].num;
+	/* the clock: for cycles only */
+	k = jrec_need(d, lat, "", "clock.mhz", JR_NUM, 1);
+	r->mhz = d->n[k].type == JR_NUM ? d->n[k].num : 0;
+	r->mhz_source = d->n[jrec_need(d, lat, "", "clock.source", JR_STR, 0)].str;
+	k = jrec_need(d, lat, "", "clock.runs", JR_NUM, 1);
+	r->clock_runs = d->n[k].type == JR_NUM ? (int)d->n[k].num : 0;
+	k = jrec_need(d, lat, "", "clock.preempted_runs", JR_NUM, 1);
+	r->clock_preempted = d->n[k].type == JR_NUM ? (int)d->n[k].num : -1;
+	/* the curve, every stride's */
+	r->pts = lat_record_points(d, lat, "curve", 1, &r->npts);
+	for (i = 0; i < r->npts; i++) {
+		for (k = 0; k < o->nstrides && o->strides[k] != r->pts[i].stride; k++)
+			;
+		if (k == o->nstrides)
+			die("--curve-in %s: curve[%d].stride is none of run.strides",
+			    d->file, i);
+	}
+	/* the probes, or why they did not run */
+	pr = jrec_need(d, lat, "", "probes", JR_OBJ, 1);
+	if (d->n[pr].type == JR_NULL) {
+		/* their pages, which the other strides' reading needs, are the
+		 * base page's where the buffer's are not larger: a bench that
+		 * wrote no base page left that unsaid */
+		r->base_page = jrec_count(d, lat, "", "run.base_page_bytes", 1);
+		k = jrec_need(d, lat, "", "summary", JR_ARR, 0);
+		k = d->n[k].kid;
+		if (k >= 0 && (k = jrec_need(d, k, "summary[0].",
+					     "not_measured_apart", JR_STR, 1)) >= 0 &&
+		    d->n[k].type == JR_STR)
+			snprintf(r->probe.why, sizeof(r->probe.why), "%s", d->n[k].str);
+	} else {
+		struct lat_probe *p = &r->probe;
+		k = jrec_get(d, lat, "run");
+		k = jrec_get(d, k, "base_page_bytes");
+		r->base_page = k >= 0 ? jrec_count(d, lat, "", "run.base_page_bytes", 1) : 0;
+		p->ran = 1;
+		p->page = jrec_count(d, pr, "probes.", "page_bytes", 1);
+		p->window = jrec_count(d, pr, "probes.", "local_window_bytes", 1);
+		p->retimed = (int)jrec_count(d, pr, "probes.", "retimed", 0);
+		p->local = lat_record_points(d, lat, "probes.tlb_local", 0, &p->nlocal);
+		p->lpage = lat_record_points(d, lat, "probes.line_a_page", 0, &p->nlpage);
+		p->excess = calloc((size_t)(p->nlpage ? p->nlpage : 1), sizeof(*p->excess));
+		if (!p->excess)
+			die("out of memory reading --curve-in");
+		if (p->nlocal == 0)
+			die("--curve-in %s: probes.tlb_local is empty", d->file);
+		if (p->nlpage == 0) {
+			k = d->n[jrec_need(d, lat, "", "summary", JR_ARR, 0)].kid;
+			if (k < 0)
+				die("--curve-in %s: the record has no summary[0] to say "
+				    "why probes.line_a_page is empty", d->file);
+			k = jrec_need(d, k, "summary[0].", "tlbs_seen.not_measured",
+				      JR_STR, 0);
+			snprintf(p->lpage_why, sizeof(p->lpage_why), "%s", d->n[k].str);
+		}
+	}
+	return lat;
+}
+
+/* --curve-in with a record: its analysis again, by this build, and the
+ * summary a live run prints, text and JSON; nothing is measured. */
+/* Flags a record answers itself: given with one, refused, not ignored. */
+static void lat_record_options(const struct options *o)
+{
+	static const char *const own[] = {"caches", "tlb", "pattern", "stride",
+					  "min", "max", "mhz"};
+	size_t k;
+	for (k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+		if (opt_given(o, own[k]))
+			die("--%s: %s is a bench record, which holds its own (--%s is "
+			    "for a \"size_MB ns\" curve or a live run)", own[k],
+			    o->curve_in, own[k]);
+}
+
+static int lat_replay(struct options *o, struct jrec *d)
+{
+	struct system_info *si = calloc(1, sizeof(*si));
+	struct lat_run r;
+	char b[32], pg[64];
+	int lat, i;
+	if (!si)
+		die("out of memory reading --curve-in");
+	memset(&r, 0, sizeof(r));
+	lat = lat_record_read(d, o, si, &r);
+	lat_summarise(o, si, &r);
+	if (out.json) {
+		json_open(NULL, '{');
+		json_str("schema", JSON_SCHEMA);
+		json_str("mode", "latency");
+		json_open("command", '[');
+		for (i = 0; i < cmd_argc; i++)
+			json_str(NULL, cmd_argv[i]);
+		json_close(']');
+		json_build();
+		json_open("replay", '{');
+		json_str("source", o->curve_in);
+		jrec_copy(d, "mode", jrec_get(d, 0, "mode"));
+		jrec_copy(d, "command", jrec_need(d, 0, "", "command", JR_ARR, 0));
+		jrec_copy(d, "build", jrec_need(d, 0, "", "build", JR_OBJ, 0));
+		jrec_copy(d, "warnings", jrec_need(d, 0, "", "warnings", JR_ARR, 0));
+		json_close('}');
+		jrec_copy(d, "system", jrec_get(d, 0, "system"));
+		jrec_copy(d, "run", jrec_get(d, lat, "run"));
+		jrec_copy(d, "clock", jrec_get(d, lat, "clock"));
+		jrec_copy(d, "curve", jrec_get(d, lat, "curve"));
+		json_open("summary", '[');
+		for (i = 0; i < o->nstrides; i++)
+			lat_json_summary(&r.sums[i], r.mhz, i ? NULL : &r.probe);
+		json_close(']');
+		lat_json_probe_curves(&r.probe);
+		json_end();
+	}
+	if (out.text) {
+		text_warnings("# WARNING: ");
+		format_bytes(b, sizeof(b), o->lat_max);
+		if (r.pages.known)
+			snprintf(pg, sizeof(pg), "%lu KiB pages (%.0f%% huge)",
+				 r.pages.page_kib, r.pages.huge_pct);
+		else
+			snprintf(pg, sizeof(pg), "pages of unknown size (no smaps)");
+		printf("# membench %s latency: a replay of a record, nothing "
+		       "measured: pattern %s, alloc %s, %s on %s, chase on CPU %d\n",
+		       BENCH_VERSION, lat_pattern_names[o->pattern],
+		       alloc_names[r.plan.mode], b, pg, r.cpu);
+		lat_print_clock(&r);
+		lat_print_strides(&r, o->nstrides);
+		lat_print_os_caches(si);
+	}
+	free(r.pts);
+	free(r.sums);
+	free(r.probe.local);
+	free(r.probe.lpage);
+	free(r.probe.excess);
+	free(si);
+	return 0;
 }
 
 /* A curve file's "stride=N header line: N whole bytes, from 1 to 2^50
@@ -12811,7 +13557,7 @@ static long curve_stride(const struct options *o, const char *line,
 
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
  * a synthetic curve) and summarise each stride block. */
-static int lat_curve_file(const struct options *o, const struct system_info *si)
+static int lat_curve_file(struct options *o, const struct system_info *si)
 {
 	FILE *f = strcmp(o->curve_in, "-") ? fopen(o->curve_in, "r") : stdin;
 	char line[512];
@@ -12823,6 +13569,27 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 
 	/* The caches are those of the machine the curve came from, given
 	 * by --caches; this machine's would be a guess. */
+	if (!f)
+		die("--curve-in %s: %s", o->curve_in, strerror(errno));
+	{
+		/* bench's own record (a JSON object) holds all it needs */
+		int c;
+		while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+			;
+		if (c != EOF)
+			ungetc(c, f);
+		if (c == '{') {
+			struct jrec d;
+			lat_record_options(o);
+			jrec_read(&d, f, o->curve_in);
+			if (f != stdin)
+				fclose(f);
+			c = lat_replay(o, &d);
+			free(d.text);
+			free(d.n);
+			return c;
+		}
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.ncaches = o->ncurve_caches;
 	memcpy(ctx.cache, o->curve_caches, sizeof(ctx.cache));
@@ -12834,9 +13601,6 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		ctx.reach[n] = (double)o->curve_tlbs[n] * ctx.page;
 	n = 0;
 	(void)si;
-
-	if (!f)
-		die("--curve-in %s: %s", o->curve_in, strerror(errno));
 	while (!done) {
 		double mb, v;
 		char extra;

@@ -114,7 +114,7 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 	# the TLB-local chase ran at the sweep's own sizes; the line-a-page
 	# chase from 16 pages to the buffer's, its bytes its pages' span
 	jq -e '.probes as $p | $p.page_bytes >= 4096 and
-		$p.local_window_bytes == 64 * $p.page_bytes and
+		$p.local_window_bytes == 32 * $p.page_bytes and
 		($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
 		($p.tlb_local | all(.ns > 0)) and
 		$p.line_a_page[0].pages == 16 and
@@ -140,14 +140,19 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 			.reach_bytes >= 16 * .page_bytes and (.miss_ns | type) == "number")) and
 		$s.not_measured_apart == null' <<<"$json" >/dev/null
 	# memory: the curve's own tail beside the TLB-local chase's, and the
-	# difference between them
+	# difference between them; memory's own latency the median of the
+	# TLB-local chase's memory plateau, where it was reached
 	jq -e '.summary[0] as $s | .probes.tlb_local[-3:] as $l |
 		($l | map(.ns) | sort | .[1]) as $med |
 		$s.memory.tail_ns == $s.tail.ns and
 		($s.memory.tlb_local_tail_ns - $med | fabs) < 1e-6 and
 		($s.memory.tlb_ns - ($s.memory.tail_ns - $med) | fabs) < 1e-6 and
-		(if $s.memory.reached then $s.memory.ns == $s.memory.tlb_local_tail_ns
-		 else $s.memory.ns == null end)' <<<"$json" >/dev/null
+		(if $s.memory.reached then
+			[.probes.tlb_local[] | select(.bytes >= $s.memory.from_bytes) | .ns] as $p |
+			($p | length) == $s.memory.points and
+			($s.memory.ns - ($p | sort | if length % 2 == 1 then .[length / 2 | floor]
+				else (.[length / 2 - 1] + .[length / 2]) / 2 end) | fabs) < 1e-6
+		 else $s.memory.ns == null and $s.memory.points == null end)' <<<"$json" >/dev/null
 	# the levels are the TLB-local curve's, read as a stored curve is:
 	# the same names and edges
 	jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
@@ -168,8 +173,30 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 	[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
 	refute_line --partial 'not measured apart'
 	# the caches line ends in its last level: the tail is memory's line's
-	assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.]+ ns$'
+	assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.e+-]+ ns$'
 	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
+}
+
+@test "a live run's summary is the replay of its own record: the stride lines and summary[] alike" {
+	local rec="$BATS_TEST_TMPDIR/run.json" args
+	# with the probes (the default pattern), and without (a sequential
+	# chase, two strides, whose second reads the probes' pages)
+	for args in "--min 4K --max 8M --steps-per-octave 4" \
+		"--pattern stride --stride 64,128 --min 4K --max 8M --steps-per-octave 2"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$BENCH" latency $args --json-file "$rec"
+		assert_success
+		local live=$output
+		grep -q '^# stride=64: L1d' <<<"$live"
+		run --separate-stderr "$BENCH" latency --curve-in "$rec"
+		assert_success
+		diff <(grep '^# stride=' <<<"$live") <(grep '^# stride=' <<<"$output")
+		run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
+		assert_success
+		[ "$(jq -c .summary "$rec")" = "$(jq -c .summary <<<"$output")" ]
+		[ "$(jq -c .probes "$rec")" = "$(jq -c .probes <<<"$output")" ]
+		jq -e '.run.base_page_bytes >= 4096' "$rec" >/dev/null
+	done
 }
 
 @test "the TLB-local chase times every other size above its window, and each size skipped between two points that read apart" {
