@@ -62,10 +62,13 @@ level() {
 
 # chain_stat LINE KEY: the value of KEY=... in a chain line of
 # MEMBENCH_CHAIN_STATS=1
-chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; done; }
+chain_stat() {
+	local f
+	for f in $1; do [[ $f != "$2="* ]] || echo "${f#*=}"; done
+}
 
 @test "the random chase checks its own chain (one cycle, no more neighbours, same-page steps or repeated steps than chance) and reads slower than the stride chase at 64 MiB" {
-	local line lines rnd str n=0 k
+	local line rnd str n=0 k
 	# every chain bench builds is checked as it is built; the hook
 	# prints what the check counted and its bounds (docs/latency.md)
 	MEMBENCH_CHAIN_STATS=1 run --separate-stderr "$BENCH" latency --stride 64 --min 64M --max 64M --json
@@ -76,11 +79,13 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 			$line == "chain pattern=TLB-local lines="*" cycle=1 "* ||
 			$line == "chain pattern=line-a-page lines="*" cycle=1 "* ]] ||
 			{ echo "not a chain line: $line"; return 1; }
-		[[ $line == "chain pattern=random "* ]] && n=$((n + 1)) &&
+		if [[ $line == "chain pattern=random "* ]]; then
+			n=$((n + 1))
 			# a random cycle of n lines: 2 neighbours on average, bound
 			# 2 + 30 + sqrt(30^2 + 4*30*2)
-			[ "$(chain_stat "$line" near_mean)" = 2 ] &&
-			[ "$(chain_stat "$line" near_bound)" = 65.76 ]
+			[ "$(chain_stat "$line" near_mean)" = 2 ] || return 1
+			[ "$(chain_stat "$line" near_bound)" = 65.76 ] || return 1
+		fi
 		for k in near page repeat; do
 			[ "$(chain_stat "$line" "${k}_bound")" = none ] && continue
 			awk -v c="$(chain_stat "$line" "$k")" -v b="$(chain_stat "$line" "${k}_bound")" \
@@ -95,13 +100,14 @@ chain_stat() { local f; for f in $1; do [[ $f == "$2="* ]] && echo "${f#*=}"; do
 	assert_success
 	str=$(jq '.curve[] | select(.bytes == 67108864) | .ns' <<<"$output")
 	line=$(grep '^chain pattern=stride lines=1048576 ' <<<"$stderr")
-	[ "$(chain_stat "$line" near)" -ge 1048575 ] && [ "$(chain_stat "$line" near_bound)" = none ]
+	[ "$(chain_stat "$line" near)" -ge 1048575 ]
+	[ "$(chain_stat "$line" near_bound)" = none ]
 	# past L2 (of every machine met so far; past the last level on most)
 	# each load of the random chase waits for the next level, where the
 	# stride chase's next line up is a prefetcher's first guess and
 	# shares its TLB entry with its page's other lines: the random chase
-	# reads 4-30 times slower on the machines met, and one built in
-	# address order as fast
+	# read 17 times slower on the Intel guest, and one built in address
+	# order as fast (docs/latency.md)
 	echo "64 MiB: random $rnd ns, stride $str ns"
 	awk -v r="$rnd" -v s="$str" 'BEGIN { exit !(r > 1.5 * s) }'
 }
