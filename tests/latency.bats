@@ -217,7 +217,7 @@ chain_stat() {
 	cpu=$("$BENCH" latency --min 4K --max 4K --json | jq -r .run.cpu)
 	l2=$(os_cache_bytes "$cpu" 2)
 	[ -n "$l2" ] || skip "the OS reports no L2 size for CPU $cpu (/sys/devices/system/cpu/cpu$cpu/cache)"
-	win=$((64 * $(getconf PAGESIZE)))
+	win=$(tlb_local_window "$BENCH")
 	[ "$l2" -gt "$win" ] ||
 		skip "CPU $cpu's L2 ($((l2 / 1024)) KiB, sysfs) ends inside the TLB-local chase's window ($((win / 1024)) KiB): no edge above it"
 	[ "$max" -ge $((2 * l2)) ] || max=$((2 * l2))

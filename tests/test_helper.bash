@@ -357,6 +357,13 @@ free_ids() {
 # so that its cells there run on real memory.
 real_node() { ids "$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)" | head -n 1; }
 
+# tlb_local_window BIN: the bytes of BIN's TLB-local chase window
+# (LAT_LOCAL_PAGES base pages), as a short run reports it in JSON, so a
+# test that needs a size beyond the window takes it from the build.
+tlb_local_window() {
+	"$1" latency --min 4K --max 1M --steps-per-octave 1 --json | jq -er .probes.local_window_bytes
+}
+
 # os_cache_bytes CPU LEVEL: the size in bytes of CPU's data or unified
 # cache of LEVEL, as sysfs reports it, or nothing where it does not.  A
 # test that needs a size inside a cache level takes it from here, never

@@ -367,7 +367,7 @@ EOT
 @test "where the full random chase reads faster than the TLB-local chase at memory, the summary says one is not what it claims and prints no TLB cost (BENCH_PROBE_TEST)" {
 	local bin
 	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
-	# 9: the TLB-local chase beyond its 256 KiB window reads four times
+	# 9: the TLB-local chase beyond its window reads four times
 	# its time (inside the private L2, as the fall tests above)
 	MEMBENCH_PROBE_BREAK=9 run --separate-stderr "$bin" latency --min 4K --max 512K --steps-per-octave 8 --json
 	assert_success
@@ -388,27 +388,17 @@ EOT
 		{ jq -c '.summary[0].memory' <<<"$output"; return 1; }
 }
 
-# probe_range CPU: the --max of the re-timing tests below and this
-# CPU's L2 in bytes (os_cache_bytes, from sysfs), as "MAX L2": MAX is two
-# of the TLB-local chase's windows (64 base pages, bench's
-# LAT_LOCAL_PAGES), so the chase's third-last point at eight steps an
-# octave (MAX x 2^-1/4, 430.5 KiB of 4 KiB pages) is timed by the probe,
-# not taken from the sweep.  L2 is empty where the OS does not say.
-probe_range() {
-	echo "$((2 * 64 * $(getconf PAGESIZE))) $(os_cache_bytes "$1" 2)"
-}
-
-# probe_setup: BIN (the probe test build), CPU (the one bench runs on),
-# MAX and L2 (probe_range's), or a skip where the OS gives no L2 size
 probe_setup() {
 	bin=$(build_variant probetest gcc -O0 -DBENCH_PROBE_TEST=1)
 	cpu=$("$bin" latency --min 4K --max 4K --json | jq -r .run.cpu)
-	read -r max l2 < <(probe_range "$cpu")
+	win=$(tlb_local_window "$bin") || fail "$bin reports no TLB-local window"
+	max=$((2 * win))
+	l2=$(os_cache_bytes "$cpu" 2)
 	[ -n "$l2" ] || skip "the OS reports no L2 size for CPU $cpu (/sys/devices/system/cpu/cpu$cpu/cache)"
 }
 
 @test "the points on either side of a probe's fall are timed again (BENCH_PROBE_TEST)" {
-	local bin cpu max l2 mode RT
+	local bin cpu win max l2 mode RT
 	probe_setup
 	# the TLB-local chase's third-last point and the line-a-page chase's
 	# third read four times their time once (3), as when a neighbour's
@@ -462,7 +452,7 @@ probe_setup() {
 }
 
 @test "a fall the re-timings leave makes the levels across it uncertain (BENCH_PROBE_TEST)" {
-	local bin cpu max l2 try json spanned=0 RT
+	local bin cpu win max l2 try json spanned=0 RT
 	probe_setup
 	# 4: every timing of the TLB-local chase's third-last point is
 	# slowed: after its passes the fall is still there, said, and the
