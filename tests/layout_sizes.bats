@@ -6,6 +6,9 @@
 load test_helper
 load layout_helper
 
+# its runs allocate gigabytes and a huge page pool: one test at a time
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 @test "the rule holds at 10,000,000 and 80,000,000 elements and at --size auto" {
 	# auto: a fake 2 MiB LLC, so auto is the compiled size, not gigabytes
 	fake_llc "$BATS_TEST_TMPDIR/sys" 2048K 0
