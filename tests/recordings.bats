@@ -9,6 +9,9 @@
 
 load test_helper
 
+# outside the fast tier, as the full tier runs its files: a test at a time
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
+
 REC="$BATS_TEST_DIRNAME/recordings"
 ZEN3="$REC/amd-zen3-kvm/4k-5.json"
 
