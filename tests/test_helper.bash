@@ -168,10 +168,13 @@ with_hugepages() {
 # KIB KiB (/sys/kernel/mm/hugepages/hugepages-KIBkB) at N pages, and put
 # the pool back afterwards whatever happens.  A size the kernel does not
 # offer is what the machine is (a CPU without 1 GiB pages): a plain skip.
-# A pool the kernel refuses to fill (memory too fragmented for 1 GiB
-# runs) is a skip with the reason, and under CI a failure.
+# A pool the kernel refuses to fill, after memory is compacted once, is
+# a skip with the reason.  Under CI it is a failure for the default huge
+# page size, which any machine with huge pages fills; a larger size is
+# what the machine is (a KVM guest of 24 GiB could make two 1 GiB pages
+# and no third, compacted or not), and stays a plain skip.
 with_pool() {
-	local kib="$1" n="$2" dir old got
+	local kib="$1" n="$2" dir old got def
 	shift 2
 	dir=/sys/kernel/mm/hugepages/hugepages-${kib}kB
 	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
@@ -180,9 +183,15 @@ with_pool() {
 	old=$(cat "$dir/nr_hugepages")
 	echo "$n" >"$dir/nr_hugepages" 2>/dev/null || :
 	got=$(cat "$dir/free_hugepages")
+	if [ "$got" -lt "$n" ] && [ -w /proc/sys/vm/compact_memory ]; then
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null || :
+		echo "$n" >"$dir/nr_hugepages" 2>/dev/null || :
+		got=$(cat "$dir/free_hugepages")
+	fi
 	if [ "$got" -lt "$n" ]; then
 		echo "$old" >"$dir/nr_hugepages"
-		[ "${CI:-}" != true ] ||
+		def=$(sed -n 's/^Hugepagesize:[[:space:]]*\([0-9]*\) kB$/\1/p' /proc/meminfo)
+		[ "${CI:-}" != true ] || [ "$kib" != "$def" ] ||
 			fail "the kernel reserved $got of $n huge pages of $kib KiB"
 		skip "the kernel reserved $got of $n huge pages of $kib KiB"
 	fi
