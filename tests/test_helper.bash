@@ -155,11 +155,14 @@ pool_lock() {
 	flock "$POOL_LOCK_FD"
 }
 
-# with_hugepages N COMMAND...: with_pool of the default huge page size
-# (meminfo's Hugepagesize, whose pool is /proc/sys/vm/nr_hugepages).
+# default_huge_kib: the default huge page size in KiB (meminfo's
+# Hugepagesize, whose pool is /proc/sys/vm/nr_hugepages), or nothing.
+default_huge_kib() { awk '$1 == "Hugepagesize:" { print $2 }' /proc/meminfo; }
+
+# with_hugepages N COMMAND...: with_pool of the default huge page size.
 with_hugepages() {
 	local kib
-	kib=$(awk '$1 == "Hugepagesize:" { print $2 }' /proc/meminfo)
+	kib=$(default_huge_kib)
 	[ -n "$kib" ] || skip "this kernel has no huge pages (no Hugepagesize in /proc/meminfo)"
 	with_pool "$kib" "$@"
 }
@@ -174,7 +177,7 @@ with_hugepages() {
 # what the machine is (a KVM guest of 24 GiB could make two 1 GiB pages
 # and no third, compacted or not), and stays a plain skip.
 with_pool() {
-	local kib="$1" n="$2" dir old got def
+	local kib="$1" n="$2" dir old got
 	shift 2
 	dir=/sys/kernel/mm/hugepages/hugepages-${kib}kB
 	[ "$(id -u)" = 0 ] || skip "reserving huge pages needs root"
@@ -190,8 +193,7 @@ with_pool() {
 	fi
 	if [ "$got" -lt "$n" ]; then
 		echo "$old" >"$dir/nr_hugepages"
-		def=$(sed -n 's/^Hugepagesize:[[:space:]]*\([0-9]*\) kB$/\1/p' /proc/meminfo)
-		[ "${CI:-}" != true ] || [ "$kib" != "$def" ] ||
+		[ "${CI:-}" != true ] || [ "$kib" != "$(default_huge_kib)" ] ||
 			fail "the kernel reserved $got of $n huge pages of $kib KiB"
 		skip "the kernel reserved $got of $n huge pages of $kib KiB"
 	fi
