@@ -26,8 +26,14 @@ without() {
 	run "$REC/check" "$BENCH"
 	echo "$output"
 	assert_success
-	# every machine and every record was scored
-	[ "$(grep -c '^ok   [a-z0-9-]*: memory medians' <<<"$output")" = "$(find "$REC" -name truth.json | wc -l)" ]
+	# every record was scored, and every machine's memory once for each
+	# TLB-local window its records were measured with
+	local d windows=0
+	for d in "$REC"/*/; do
+		windows=$((windows + $(jq -s 'map(.probes.local_window_bytes) | unique | length' "$d"/*-[0-9]*.json)))
+	done
+	[ "$windows" -ge "$(find "$REC" -name truth.json | wc -l)" ]
+	[ "$(grep -c '^ok   [a-z0-9-]*, [0-9]* KiB TLB-local window: memory medians' <<<"$output")" = "$windows" ]
 	[ "$(grep -c '^ok   [a-z0-9-]*/' <<<"$output")" = "$(find "$REC" -name '*-[0-9]*.json' | wc -l)" ]
 }
 
