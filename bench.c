@@ -9997,6 +9997,7 @@ struct lat_flat {
 	double ns;       /* median latency of its points */
 	double boundary; /* bytes of the steepest rise after it, 0 if none */
 	int rising;      /* the curve's tail, still climbing (LAT_SIZE_AGREE) */
+	int climbing;    /* a climbing stretch (lat_climbing), not a flat one */
 };
 
 /* A memory level: one or more flat stretches less than LAT_LEVEL_JUMP
@@ -10019,6 +10020,7 @@ struct lat_level {
 	int disturbed;  /* read across a fall of its probe's curve */
 	int number;     /* 1 for L1d, 2 for L2...; 0 DRAM or unnumbered */
 	int extra;      /* unnumbered (lat_renumber): not a level of its own */
+	int climbing;   /* its first stretch climbs (lat_climbing) */
 };
 
 struct lat_summary {
@@ -10108,7 +10110,7 @@ static int lat_climbing(const double *bytes, const double *ns,
 				    na < (int)(sizeof(add) / sizeof(add[0])) &&
 				    m + na < maxout)
 					add[na++] = (struct lat_flat){
-						run, k, median(ns + run, (size_t)(k - run + 1)), 0, 0};
+						run, k, median(ns + run, (size_t)(k - run + 1)), 0, 0, 1};
 				run = -1;
 			}
 			if (k < hi && g[k] > pre)
@@ -10318,6 +10320,7 @@ static void lat_level_fill(struct lat_level *lv, const struct lat_flat *fl,
 	lv->from = bytes[fl[a].first];
 	lv->to = bytes[fl[b].last];
 	lv->boundary = fl[b].boundary;
+	lv->climbing = fl[a].climbing;
 	/* steps beyond LAT_MAX_STEPS: the last ones are kept, the largest
 	 * footprints' latency */
 	for (lv->nsteps = 0; lv->nsteps < b - a && lv->nsteps < LAT_MAX_STEPS;
@@ -10686,7 +10689,9 @@ static int lat_level_alike(const struct lat_summary *re,
  * each: a level ending near the one below (the middle of an edge) takes
  * no number (L2+) under one the reading is certain of, so it cannot
  * make the real L3 an L4; and no more are numbered than the OS reports
- * caches, from the top those that matched none.  The curve is read
+ * caches, from the top those that matched none, climbing ones first (a
+ * climbing stretch may be the rise out of a cache, a flat one cannot).
+ * The curve is read
  * again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
@@ -10694,7 +10699,7 @@ static void lat_renumber(const double *bytes, const double *ns, int n,
 {
 	struct lat_ctx named = *ctx;
 	struct lat_summary *again;
-	int i, top = 0, unsure, above = 0, numbered;
+	int i, top = 0, unsure, above = 0, numbered, pass;
 	while (top < sum->nlevels && sum->level[top].number > 0)
 		top++;
 	numbered = top;
@@ -10707,11 +10712,13 @@ static void lat_renumber(const double *bytes, const double *ns, int n,
 			numbered--;
 		}
 	}
-	for (i = top - 1; i > 0 && ctx->all_caches && numbered > ctx->ncaches; i--)
-		if (!(named.unnumbered >> i & 1) && sum->level[i].agrees != 1) {
-			named.unnumbered |= 1u << i;
-			numbered--;
-		}
+	for (pass = 0; pass < 2; pass++)
+		for (i = top - 1; i > 0 && ctx->all_caches && numbered > ctx->ncaches; i--)
+			if (!(named.unnumbered >> i & 1) && sum->level[i].agrees != 1 &&
+			    (pass || sum->level[i].climbing)) {
+				named.unnumbered |= 1u << i;
+				numbered--;
+			}
 	if (!named.unnumbered || !(again = malloc(sizeof(*again))))
 		return;
 	lat_analyse(bytes, ns, n, stride, &named, fit, again);

@@ -147,3 +147,18 @@ without() {
 		($m.tlb_local_tail_ns - (.probes.tlb_local[-3:] | map(.ns) | med) | fabs) < 1e-6 and
 		($m.ns - $m.tlb_local_tail_ns | fabs) > 1' <<<"$output" >/dev/null
 }
+
+@test "a climbing stretch gives up its number before a flat one: the rise out of the L2 is L2+?, the flat L3 share stays L3" {
+	# the Intel guest's thp-5: its L2 leaves by degrees from 1.1 to 3.4
+	# MiB, the climb's middle (10 ns) a stretch of its own; the L3 share
+	# is flat at 17 ns to 20 MiB, and the OS reports three data caches
+	run --separate-stderr "$BENCH" latency --curve-in "$REC/intel-f6m167-kvm/thp-5.json" --json
+	assert_success
+	jq -e '[.summary[0].levels[] | {name, certain}] ==
+		[{name: "L1d", certain: true}, {name: "L2", certain: true},
+		 {name: "L2+", certain: false}, {name: "L3", certain: true},
+		 {name: "DRAM", certain: true}]' <<<"$output" >/dev/null ||
+		fail "levels: $(jq -c '[.summary[0].levels[] | {name, certain, ns}]' <<<"$output")"
+	l3=$(jq '.summary[0].levels[] | select(.name == "L3") | .ns' <<<"$output")
+	awk -v n="$l3" 'BEGIN { exit !(n > 15 && n < 20) }'
+}
