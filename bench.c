@@ -3606,9 +3606,19 @@ static void parse_command_line(int argc, char **argv, struct options *o)
  * ====================================================================== */
 
 #if !BENCH_NO_STATIC
-static elem_t static_a[STREAM_ARRAY_SIZE + OFFSET];
-static elem_t static_b[STREAM_ARRAY_SIZE + OFFSET];
-static elem_t static_c[STREAM_ARRAY_SIZE + OFFSET];
+/* Each static array is the compiled size rounded up to whole 4 KiB
+ * pages, then OFFSET elements: where the linker lays them end to end, a
+ * kernel's dst - src is OFFSET elements modulo 4 KiB, as the layout rule
+ * wants at OFFSET 0 (section 4), and not the size's remainder (10M
+ * doubles end 1 KiB into a page: the arrays aliased 1024 bytes apart).
+ * Run time reads the real addresses and warns where the linker did
+ * otherwise. */
+#define STATIC_PAGED (((unsigned long long)STREAM_ARRAY_SIZE * sizeof(elem_t) + \
+		       4095) / 4096 * 4096)
+#define STATIC_ELEMS ((STATIC_PAGED + sizeof(elem_t) - 1) / sizeof(elem_t) + OFFSET)
+static elem_t static_a[STATIC_ELEMS];
+static elem_t static_b[STATIC_ELEMS];
+static elem_t static_c[STATIC_ELEMS];
 #endif
 #define STATIC_BYTES ((unsigned long long)(STREAM_ARRAY_SIZE + OFFSET) * \
 		      sizeof(elem_t))

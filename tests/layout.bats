@@ -83,6 +83,23 @@ load layout_helper
 	assert_output 1
 }
 
+@test "--alloc static: arrays of whole pages, so where the linker lays them end to end no kernel aliases at OFFSET 0" {
+	# the default build's 10M doubles end 1 KiB into a page: unpadded,
+	# end to end, b-c and a-b were 1024 bytes
+	run --separate-stderr "$BENCH" --alloc static -n 2 --json
+	[ "$status" -le 1 ]
+	local json="$BATS_TEST_TMPDIR/s.json" gaps
+	printf '%s\n' "$output" >"$json"
+	[ "$(jq .build.offset "$json")" = 0 ] || skip "a build with OFFSET $(jq .build.offset "$json")"
+	# the gaps between the arrays' starts, in address order
+	gaps=$(jq -r '[.run.arrays[].address | ltrimstr("0x") | explode
+		| reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end))]
+		| sort | [.[1] - .[0], .[2] - .[1]] | unique | map(tostring) | join(" ")' "$json")
+	[[ $gaps =~ ^[0-9]+$ ]] || skip "the linker did not lay the arrays end to end (gaps $gaps)"
+	[ $((gaps % 4096)) = 0 ] || fail "end to end $gaps bytes apart: not whole pages"
+	[ "$(jq '[.run.layout.distances[] | select(.aliasing)] | length' "$json")" = 0 ]
+}
+
 @test "--alloc static: the warning follows where the linker put the arrays" {
 	run --separate-stderr "$BENCH" --alloc static -n 2 --json
 	[ "$status" -le 1 ] # a static build's arrays may be small: validation still counts
