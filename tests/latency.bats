@@ -171,9 +171,9 @@ REC="$FIX/records"
 					else (.[length / 2 - 1] + .[length / 2]) / 2 end) | fabs) < 1e-6
 			 else $s.memory.ns == null and $s.memory.points == null end)' <<<"$json" >/dev/null
 		# the levels are the TLB-local curve's, read as a stored curve is:
-		# the same names and edges (on this guest, whose TLB-local chase
-		# stays inside its L1 TLB; not on the AMD Zen 3 guest's 4k records,
-		# where the analysis reads a thrashed chase from the full one)
+		# the same names and edges (on this guest's records; not on five
+		# of the AMD Zen 3 guest's 4 KiB ones, whose replay reads their
+		# probes too: docs/latency.md, "Replaying a record")
 		jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
 			<<<"$json" >"$BATS_TEST_TMPDIR/local.txt"
 		run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/local.txt" --json
