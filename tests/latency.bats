@@ -2,6 +2,7 @@
 # $stderr is set by bats' run; $TINY (test_helper) is a word list.
 # shellcheck disable=SC2154,SC2086
 # bench latency: lat_mem_rd's output contract, real chases on tiny sweeps,
+# the summary of recorded runs replayed (--curve-in, nothing measured),
 # the plateau detector on stored synthetic curves, and refused input.
 
 load test_helper
@@ -112,8 +113,8 @@ chain_stat() {
 	awk -v r="$rnd" -v s="$str" 'BEGIN { exit !(r > 1.5 * s) }'
 }
 
-# Runs recorded on this guest (Intel, family 6 model 167) with this
-# build's probes, replayed: the analysis's checks read them, and nothing
+# Runs recorded on the Intel guest (family 6 model 167) by the build of
+# commit 5edac5f, replayed: the analysis's checks read them, and nothing
 # is measured (tests/fixtures/records/README.md)
 REC="$FIX/records"
 
