@@ -2,6 +2,7 @@
 # $stderr is set by bats' run; $TINY (test_helper) is a word list.
 # shellcheck disable=SC2154,SC2086
 # bench latency: lat_mem_rd's output contract, real chases on tiny sweeps,
+# the summary of recorded runs replayed (--curve-in, nothing measured),
 # the plateau detector on stored synthetic curves, and refused input.
 
 load test_helper
@@ -112,78 +113,94 @@ chain_stat() {
 	awk -v r="$rnd" -v s="$str" 'BEGIN { exit !(r > 1.5 * s) }'
 }
 
+# Runs recorded on the Intel guest (family 6 model 167) by the build of
+# commit 5edac5f, replayed: the analysis's checks read them, and nothing
+# is measured (tests/fixtures/records/README.md)
+REC="$FIX/records"
+
 @test "caches and TLBs measured apart: the summary's caches are the TLB-local chase's, its TLBs the line-a-page chase's, memory both" {
-	local json page
-	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2 --json
-	assert_success
-	json=$output
-	# the TLB-local chase ran at the sweep's own sizes; the line-a-page
-	# chase from 16 pages to the buffer's, its bytes its pages' span
-	jq -e '.probes as $p | $p.page_bytes >= 4096 and
-		$p.local_window_bytes == 32 * $p.page_bytes and
-		($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
-		($p.tlb_local | all(.ns > 0)) and
-		$p.line_a_page[0].pages == 16 and
-		($p.line_a_page[-1].bytes == 4194304) and
-		([$p.line_a_page[] | .bytes == .pages * $p.page_bytes] | all) and
-		([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
-		($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
-		<<<"$json" >/dev/null
-	# each line-a-page point's excess is over the TLB-local chase of as
-	# many lines (pages x stride bytes), between its points on log-log axes
-	jq -e '.probes.tlb_local as $l | .run.strides[0] as $st |
-		def at($x): if $x <= $l[0].bytes then $l[0].ns
-			else ([range(1; $l | length) | select($l[.].bytes >= $x)][0]) as $i |
-			if $i == null then $l[-1].ns else
-			(($l[$i - 1].ns | log) + (($l[$i].ns / $l[$i - 1].ns) | log) *
-			 (($x / $l[$i - 1].bytes) | log) / (($l[$i].bytes / $l[$i - 1].bytes) | log)) | exp end end;
-		[.probes.line_a_page[] | (.excess_ns - (.ns - at(.pages * $st))) | fabs < 1e-6] | all' \
-		<<<"$json" >/dev/null
-	# each TLB: entries x page = reach, and what a miss adds
-	jq -e '.summary[0] as $s | ($s.tlbs | type) == "array" and
-		($s.tlbs | all(.page_bytes == $s.tlbs[0].page_bytes and
-			(.entries * .page_bytes - .reach_bytes | fabs) < 1 and
-			.reach_bytes >= 16 * .page_bytes and (.miss_ns | type) == "number")) and
-		$s.not_measured_apart == null' <<<"$json" >/dev/null
-	# memory: the curve's own tail beside the TLB-local chase's, and the
-	# difference between them; memory's own latency the median of the
-	# TLB-local chase's memory plateau, where it was reached
-	jq -e '.summary[0] as $s | .probes.tlb_local[-3:] as $l |
-		($l | map(.ns) | sort | .[1]) as $med |
-		$s.memory.tail_ns == $s.tail.ns and
-		($s.memory.tlb_local_tail_ns - $med | fabs) < 1e-6 and
-		($s.memory.tlb_ns - ($s.memory.tail_ns - $med) | fabs) < 1e-6 and
-		(if $s.memory.reached then
-			[.probes.tlb_local[] | select(.bytes >= $s.memory.from_bytes) | .ns] as $p |
-			($p | length) == $s.memory.points and
-			($s.memory.ns - ($p | sort | if length % 2 == 1 then .[length / 2 | floor]
-				else (.[length / 2 - 1] + .[length / 2]) / 2 end) | fabs) < 1e-6
-		 else $s.memory.ns == null and $s.memory.points == null end)' <<<"$json" >/dev/null
-	# the levels are the TLB-local curve's, read as a stored curve is:
-	# the same names and edges
-	jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
-		<<<"$json" >"$BATS_TEST_TMPDIR/local.txt"
-	run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/local.txt" --json
-	assert_success
-	[ "$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$output")" = \
-		"$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$json")" ]
-	# the text: the three parts once each, and the curve's rises
-	page=$(jq -r '.probes.page_bytes / 1024 | floor' <<<"$json")
-	jq -e '.summary[0].tlbs_seen as $t | .probes.page_bytes as $p |
-		$t == {page_bytes: $p, pages: (4194304 / $p), bytes: 4194304, not_measured: null}' \
-		<<<"$json" >/dev/null
-	run --separate-stderr "$BENCH" latency --min 4K --max 4M --steps-per-octave 2
-	assert_success
-	[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages, seen to '$((4096 / page))' of them, 4 MiB):' <<<"$output")" = 1 ]
-	[ "$(grep -c '^# stride=64: memory: ' <<<"$output")" = 1 ]
-	[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
-	refute_line --partial 'not measured apart'
-	# the caches line ends in its last level: the tail is memory's line's
-	assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.e+-]+ ns$'
-	refute_line --regexp '^# stride=64: L1d.* at 4 MiB$'
+	local json page rec size pages
+	# a sweep to 4 MiB, which ends in the L2 (memory not reached), and
+	# one to 256 MiB, which reaches memory's plateau: both of memory's
+	# readings below
+	for rec in "$REC/intel-f6m167-kvm-4k-4m.json" "$REC/intel-f6m167-kvm-4k-256m.json"; do
+		run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
+		assert_success
+		json=$output
+		# the record's probes come back as they were read: the TLB-local
+		# chase at the sweep's own sizes, the line-a-page chase from 16
+		# pages to the buffer's (a live run's are held to this in the test
+		# below)
+		jq -e '.probes as $p | $p.page_bytes >= 4096 and
+			$p.local_window_bytes == 32 * $p.page_bytes and
+			($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
+			($p.tlb_local | all(.ns > 0)) and
+			$p.line_a_page[0].pages == 16 and
+			($p.line_a_page[-1].bytes == .run.max_bytes) and
+			([$p.line_a_page[] | .bytes == .pages * $p.page_bytes] | all) and
+			([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
+			($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
+			<<<"$json" >/dev/null
+		# each line-a-page point's excess is over the TLB-local chase of as
+		# many lines (pages x stride bytes), between its points on log-log axes
+		jq -e '.probes.tlb_local as $l | .run.strides[0] as $st |
+			def at($x): if $x <= $l[0].bytes then $l[0].ns
+				else ([range(1; $l | length) | select($l[.].bytes >= $x)][0]) as $i |
+				if $i == null then $l[-1].ns else
+				(($l[$i - 1].ns | log) + (($l[$i].ns / $l[$i - 1].ns) | log) *
+				 (($x / $l[$i - 1].bytes) | log) / (($l[$i].bytes / $l[$i - 1].bytes) | log)) | exp end end;
+			[.probes.line_a_page[] | (.excess_ns - (.ns - at(.pages * $st))) | fabs < 1e-6] | all' \
+			<<<"$json" >/dev/null
+		# each TLB: entries x page = reach, and what a miss adds
+		jq -e '.summary[0] as $s | ($s.tlbs | type) == "array" and ($s.tlbs | length) > 0 and
+			($s.tlbs | all(.page_bytes == $s.tlbs[0].page_bytes and
+				(.entries * .page_bytes - .reach_bytes | fabs) < 1 and
+				.reach_bytes >= 16 * .page_bytes and (.miss_ns | type) == "number")) and
+			$s.not_measured_apart == null' <<<"$json" >/dev/null
+		# memory: the curve's own tail beside the TLB-local chase's, and the
+		# difference between them; memory's own latency the median of the
+		# TLB-local chase's memory plateau, where it was reached
+		jq -e '.summary[0] as $s | .probes.tlb_local[-3:] as $l |
+			($l | map(.ns) | sort | .[1]) as $med |
+			$s.memory.tail_ns == $s.tail.ns and
+			($s.memory.tlb_local_tail_ns - $med | fabs) < 1e-6 and
+			($s.memory.tlb_ns - ($s.memory.tail_ns - $med) | fabs) < 1e-6 and
+			(if $s.memory.reached then
+				[.probes.tlb_local[] | select(.bytes >= $s.memory.from_bytes) | .ns] as $p |
+				($p | length) == $s.memory.points and
+				($s.memory.ns - ($p | sort | if length % 2 == 1 then .[length / 2 | floor]
+					else (.[length / 2 - 1] + .[length / 2]) / 2 end) | fabs) < 1e-6
+			 else $s.memory.ns == null and $s.memory.points == null end)' <<<"$json" >/dev/null
+		# the levels are the TLB-local curve's, read as a stored curve is:
+		# the same names and edges (on this guest's records; not on five
+		# of the AMD Zen 3 guest's 4 KiB ones, whose replay reads their
+		# probes too: docs/latency.md, "Replaying a record")
+		jq -r '"\"stride=64", (.probes.tlb_local[] | "\(.bytes / 1048576) \(.ns)")' \
+			<<<"$json" >"$BATS_TEST_TMPDIR/local.txt"
+		run --separate-stderr "$BENCH" latency --curve-in "$BATS_TEST_TMPDIR/local.txt" --json
+		assert_success
+		[ "$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$output")" = \
+			"$(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes]]' <<<"$json")" ]
+		# the text: the three parts once each, and the curve's rises
+		page=$(jq -r '.probes.page_bytes / 1024 | floor' <<<"$json")
+		pages=$(jq -r '.run.max_bytes / .probes.page_bytes' <<<"$json")
+		size=$(jq -r '.run.max_bytes / 1048576 | "\(.) MiB"' <<<"$json")
+		jq -e '.summary[0].tlbs_seen as $t | .probes.page_bytes as $p |
+			$t == {page_bytes: $p, pages: (.run.max_bytes / $p), bytes: .run.max_bytes, not_measured: null}' \
+			<<<"$json" >/dev/null
+		run --separate-stderr "$BENCH" latency --curve-in "$rec"
+		assert_success
+		[ "$(grep -c '^# stride=64: TLBs (a line a page, '"$page"' KiB pages, seen to '"$pages"' of them, '"$size"'):' <<<"$output")" = 1 ]
+		[ "$(grep -c '^# stride=64: memory: ' <<<"$output")" = 1 ]
+		[ "$(grep -c "^# stride=64: the full random curve's rises:" <<<"$output")" = 1 ]
+		refute_line --partial 'not measured apart'
+		# the caches line ends in its last level: the tail is memory's line's
+		assert_line --regexp '^# stride=64: memory: .*the full random chase [0-9.]+ ns there, TLB misses add -?[0-9.e+-]+ ns$'
+		refute_line --regexp "^# stride=64: L1d.* at $size\$"
+	done
 }
 
-@test "a live run's summary is the replay of its own record: the stride lines and summary[] alike" {
+@test "a live run: its probes run where they should, or it says why not, and its summary is the replay of its own record: the stride lines and summary[] alike" {
 	local rec="$BATS_TEST_TMPDIR/run.json" args
 	# with the probes (the default pattern), and without (a sequential
 	# chase, two strides, whose second reads the probes' pages)
@@ -194,6 +211,27 @@ chain_stat() {
 		assert_success
 		local live=$output
 		grep -q '^# stride=64: L1d' <<<"$live"
+		# what was measured: the TLB-local chase at the sweep's own sizes
+		# (every one, at four steps an octave or fewer), in a window of 32
+		# base pages; the line-a-page chase from 16 pages to the buffer's,
+		# its bytes its pages' span.  A sequential chase runs no probes,
+		# and its summary says why
+		if [[ $args == --pattern* ]]; then
+			jq -e '.probes == null and
+				.summary[0].not_measured_apart == "they run beside a random sweep (--pattern random)"' \
+				"$rec" >/dev/null
+		else
+			jq -e '.probes as $p | $p.page_bytes >= 4096 and
+				$p.local_window_bytes == 32 * $p.page_bytes and
+				($p.tlb_local | map(.bytes)) == (.curve | map(.bytes)) and
+				($p.tlb_local | all(.ns > 0)) and
+				$p.line_a_page[0].pages == 16 and
+				($p.line_a_page[-1].bytes == 8388608) and
+				([$p.line_a_page[] | .bytes == .pages * $p.page_bytes] | all) and
+				([$p.line_a_page | range(1; length) as $i | .[$i].pages > .[$i - 1].pages] | all) and
+				($p.line_a_page | all(.ns > 0 and (.excess_ns | type) == "number"))' \
+				"$rec" >/dev/null
+		fi
 		run --separate-stderr "$BENCH" latency --curve-in "$rec"
 		assert_success
 		diff <(grep '^# stride=' <<<"$live") <(grep '^# stride=' <<<"$output")
@@ -242,14 +280,23 @@ chain_stat() {
 }
 
 @test "where the probes cannot run, the summary says so once and reads the full random curve, marking edges a TLB could explain" {
-	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4
+	# the live run's part: a sweep to 256 KiB runs no probes, and says
+	# why (a sequential chase's reason is held live in "a live run: its
+	# probes run where they should"); one size is enough to show it
+	run --separate-stderr "$BENCH" latency --min 256K --max 256K --json
+	assert_success
+	jq -e '.probes == null and
+		(.summary[0].not_measured_apart | startswith("--max 256 KiB holds 64 pages"))' <<<"$output" >/dev/null
+	# the summary's part, on runs recorded on this guest: 4 KiB to 256
+	# KiB, four sizes an octave; and a sequential chase to 1 MiB
+	run --separate-stderr "$BENCH" latency --curve-in "$REC/intel-f6m167-kvm-4k-256k.json"
 	assert_success
 	[ "$(grep -c 'not measured apart' <<<"$output")" = 1 ]
 	assert_line --regexp '^# stride=64: caches and TLBs not measured apart \(--max 256 KiB holds 64 pages of [0-9]+ KiB, and the line-a-page chase needs 128\): '
-	run --separate-stderr "$BENCH" latency --min 4K --max 256K --steps-per-octave 4 --json
+	run --separate-stderr "$BENCH" latency --curve-in "$REC/intel-f6m167-kvm-4k-256k.json" --json
 	jq -e '.probes == null and .summary[0].tlbs == null and .summary[0].memory == null and
 		(.summary[0].not_measured_apart | startswith("--max 256 KiB holds 64 pages"))' <<<"$output" >/dev/null
-	run --separate-stderr "$BENCH" latency --pattern stride --min 4K --max 1M --steps-per-octave 2
+	run --separate-stderr "$BENCH" latency --curve-in "$REC/intel-f6m167-kvm-stride-4k-1m.json"
 	assert_success
 	assert_line '# stride=64: caches and TLBs not measured apart (they run beside a random sweep (--pattern random)): the levels are this curve'"'"'s, and one whose edge could be a TLB'"'"'s reach is marked ?'
 }
@@ -381,23 +428,39 @@ guest_caches() {
 		"$flags" >"$root/proc/cpuinfo"
 }
 
+# on_machine ROOT: a run recorded on this guest (4 KiB to 4 MiB) as a
+# run on the machine whose fake sysfs and procfs are under ROOT would
+# record it: its system part is what bench info --json reads there, which
+# is what a live run writes (the same reading of the OS), so a replay of
+# it is the analysis a live run there prints; the file's path is printed
+on_machine() {
+	local f="$BATS_TEST_TMPDIR/on-machine.json"
+	MEMBENCH_SYSFS="$1/sys" MEMBENCH_PROCFS="$1/proc" "$BENCH" info --json >"$f.info"
+	jq --slurpfile i "$f.info" '.system = $i[0].system' "$REC/intel-f6m167-kvm-4k-4m.json" >"$f"
+	echo "$f"
+}
+
 @test "a guest's made-up caches (QEMU's built-in ones) are said to be, and the summary is read without them" {
-	local g="$BATS_TEST_TMPDIR/guest" h="$BATS_TEST_TMPDIR/host"
+	local g="$BATS_TEST_TMPDIR/guest" h="$BATS_TEST_TMPDIR/host" rec
 	guest_caches "$g" "fpu sse2 avx512f hypervisor"
 	guest_caches "$h" "fpu sse2 avx512f hypervisorx"
 	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run "$BENCH" info
 	assert_success
 	assert_line "Caches: these sizes are QEMU's built-in Intel cache descriptors, which a guest gets when its CPU model names none: they are not the host's, and the latency summary does not use them"
-	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	# the summary of a run there (on_machine: what nothing measured
+	# needs, replayed)
+	rec=$(on_machine "$g")
+	run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
 	assert_success
 	jq -e '.system.hypervisor == true and
 		.system.caches_made_up_by == "QEMU'"'"'s built-in Intel cache descriptors" and
 		.summary[0].caches == [] and all(.summary[0].levels[]; .os_bytes == null)' <<<"$output" >/dev/null
-	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}"
+	run --separate-stderr "$BENCH" latency --curve-in "$rec"
 	assert_line "# OS-reported caches: L1d 32 KiB | L2 4 MiB | L3 16 MiB (QEMU's built-in Intel cache descriptors, not the host's: not used)"
 	# the same sizes on a CPU that runs under no hypervisor (a Core 2 has
 	# a 32 KiB L1d and a 4 MiB L2) are the OS's, and are used
-	MEMBENCH_SYSFS="$h/sys" MEMBENCH_PROCFS="$h/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	rec=$(on_machine "$h")
+	run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
 	assert_success
 	jq -e '.system.hypervisor == false and .system.caches_made_up_by == null and
 		.summary[0].caches == [32768, 4194304, 16777216]' <<<"$output" >/dev/null
@@ -405,7 +468,8 @@ guest_caches() {
 	refute_line --partial "built-in"
 	# one size off is a real cache
 	echo 48K >"$g/sys/devices/system/cpu/cpu0/cache/index0/size"
-	MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}" --json
+	rec=$(on_machine "$g")
+	run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
 	jq -e '.system.caches_made_up_by == null and
 		.summary[0].caches == [49152, 4194304, 16777216]' <<<"$output" >/dev/null
 }
@@ -427,7 +491,8 @@ guest_caches() {
 		assert_success
 		jq -e --arg who "$who" '.system.caches_made_up_by == $who' <<<"$output" >/dev/null ||
 			fail "$sizes under a hypervisor: $(jq -c .system.caches_made_up_by <<<"$output")"
-		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run --separate-stderr "$BENCH" latency "${SMALL[@]}"
+		run --separate-stderr "$BENCH" latency --curve-in "$(on_machine "$g")"
+		assert_success
 		assert_line "# OS-reported caches: $want ($who, not the host's: not used)"
 		MEMBENCH_SYSFS="$g/sys" MEMBENCH_PROCFS="$g/proc" run "$BENCH" info
 		assert_line "Caches: these sizes are $who, which a guest gets when its CPU model names none: they are not the host's, and the latency summary does not use them"
