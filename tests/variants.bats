@@ -4,6 +4,8 @@
 # size, -march=native, no OpenMP, no Linux) and checks what that build
 # does.  The builds cost seconds each, so these tests are in the full
 # tier; the fast tier's files test the one bench that make builds.
+# A build whose check does not depend on the optimiser (a hook, a macro's
+# default, a size rule) is made at -O0, a third of -O2's time.
 
 load test_helper
 
@@ -190,7 +192,7 @@ EOT
 	assert_success
 	run jq -r '[.run.stores, .run.calibration_passes, (.results | map(.stores) | unique | join(","))] | @tsv' <<<"$output"
 	assert_output "$(printf 'plain\t0\tplain')"
-	bin=$(build_variant auto gcc -O2 -DSTREAMING_STORES=2)
+	bin=$(build_variant auto gcc -O0 -DSTREAMING_STORES=2)
 	run "$bin" $TINY --json
 	assert_success
 	run jq -r '[.build.streaming_stores, .run.stores, .run.calibration_passes] | @tsv' <<<"$output"
@@ -216,7 +218,7 @@ EOT
 @test "--size auto applies STREAM's 4x rule to the reported last-level cache" {
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0
-	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	bin=$(build_variant small gcc -O0 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto -n 3 --json
 	assert_success
 	run jq -r '[.run.size_auto, .run.array_size, (.warnings | map(select(test("last-level"))) | length)] | @tsv' <<<"$output"
@@ -243,7 +245,8 @@ EOT
 @test "JSON records the command line; a hand build records its compiler macros" {
 	run "$BENCH" $TINY --json
 	jq -e --arg b "$BENCH" '.command == [$b, "-s", "100000", "-n", "3", "--json"]' <<<"$output"
-	bin=$(build_variant hand gcc -O2)
+	# the serial build other files make too (a hand build, built once)
+	bin=$(build_variant serial gcc -std=c99 -O2)
 	run "$bin" $TINY
 	assert_line "Build flags: unknown (not built by make; compiler macros: __OPTIMIZE__ __SSE2__)"
 	run "$bin" info --json
@@ -263,7 +266,7 @@ EOT
 @test "--size auto: the plan's size is the one the run uses" {
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0
-	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	bin=$(build_variant small gcc -O0 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
 	assert_success
 	[ "$(plan_value llc_bytes)" = 1048576 ]
@@ -279,7 +282,7 @@ EOT
 	[ "$(getconf _NPROCESSORS_CONF)" -ge 2 ] || skip "needs two CPUs in sysfs"
 	fake="$BATS_TEST_TMPDIR/sys"
 	fake_llc "$fake" 1M 0 1 # one L3 per CPU: two L3s
-	bin=$(build_variant small gcc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
+	bin=$(build_variant small gcc -O0 -fopenmp -DSTREAM_ARRAY_SIZE=1000)
 	MEMBENCH_SYSFS="$fake" run "$bin" -s auto --plan
 	assert_success
 	[ "$(plan_value llc_bytes)" = 1048576 ]
@@ -499,7 +502,7 @@ probe_setup() {
 # ---- moved from alloc.bats (the fast tier)
 @test "where the OS keeps no smaps, the mapping is unknown, never invented" {
 	# a build that believes it is not on Linux: the smaps shim has no file
-	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
+	bin=$(build_variant nolinux gcc -std=gnu99 -O0 -U__linux__)
 	run "$bin" -s 20000 -n 3
 	assert_success
 	assert_line 'Mapping a: unknown (no smaps on this system)'
@@ -650,7 +653,7 @@ probe_setup() {
 	assert_success
 	run jq -r '[.nodes.rows[].threads] + [.nodes.matrices[].cells[] | (.ran_on | length), .held] | map(tostring) | unique | join(" ")' <<<"$output"
 	assert_output "1 2 true"
-	bin=$(build_variant nolinux gcc -std=gnu99 -O1 -U__linux__)
+	bin=$(build_variant nolinux gcc -std=gnu99 -O0 -U__linux__)
 	BENCH=$bin refused_by nodes
 	[ "$stderr" = "bench: mode nodes: this build cannot bind memory to a node (that needs Linux's mbind(2) and move_pages(2))" ]
 	run "$bin" info --json
