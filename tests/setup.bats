@@ -334,6 +334,11 @@ make_var() {
 	assert_output --partial "tests/stream_errors.bats"
 	refute_output --partial "tests/cross.bats"
 	refute_output --partial -- "--jobs"
+	# check-fast leaves out the tests tagged slow, and make check does not
+	assert_output --partial -- "--filter-tags '!slow'"
+	grep -q '^# bats test_tags=slow$' "$MEMBENCH_ROOT/tests/alloc.bats"
+	run make -n -C "$MEMBENCH_ROOT" check JOBS=1 TESTS=
+	refute_output --partial -- "--filter-tags"
 	# make check runs every file exactly once, the slow ones first
 	# TESTS= so that a `make check TESTS=setup.bats` around this test
 	# does not narrow the list it checks
