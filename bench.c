@@ -16049,6 +16049,19 @@ static void hier_plan_rows(const struct options *o, const struct system_info *si
 		r->mhz = lat_mhz;
 		r->threads[0] = 1;
 		r->threads[1] = h->nt_all;
+		/* arrays inside the last cache's edge measure that cache */
+		for (i = h->nrows - 2; i >= 0 && i + 1 == h->nrows - 1; i--) {
+			double ws = 3.0 * (double)o->size * sizeof(elem_t);
+			if (ws < BENCH_LLC_FACTOR * h->row[i].edge_hi) {
+				format_bytes(b1, sizeof(b1), (unsigned long long)ws);
+				format_bytes(b2, sizeof(b2),
+					     (unsigned long long)h->row[i].edge_hi);
+				warn("hierarchy: DRAM's arrays (%s) are under %dx "
+				     "%s's edge (%s): its row may read a cache "
+				     "(raise -s)", b1, BENCH_LLC_FACTOR,
+				     h->row[i].level, b2);
+			}
+		}
 		for (nt = 0; nt < 2; nt++) {
 			r->measured[nt] = 1;
 			r->ws[nt] = 3 * o->size * sizeof(elem_t);
@@ -16164,8 +16177,8 @@ static void hier_print_text(const struct hier_run *h)
 	for (i = 0; i < h->nskipped; i++)
 		printf("  %s\n", h->skipped[i]);
 	printf("%-6s %-7s %10s %8s %12s %12s %12s %12s %8s %8s %s\n", "Level",
-	       "Threads", "WorkSet", "Lat.ns", "Read MB/s", "Write MB/s",
-	       "Copy MB/s", "Triad MB/s", "Lat.cyc", "B/c/core", "Note");
+	       "Threads", "WorkSet", "Lat.ns", "read MB/s", "write MB/s",
+	       "copy MB/s", "triad MB/s", "Lat.cyc", "B/c/core", "Note");
 	for (i = 0; i < h->nrows; i++) {
 		const struct hier_row *r = &h->row[i];
 		for (nt = 0; nt < 2; nt++) {
@@ -16193,12 +16206,12 @@ static void hier_print_text(const struct hier_run *h)
 			       ? " not told apart from the next level" : "");
 		}
 	}
-	printf("Working set: the kernel's arrays together (Read 1, Write 1, Copy "
-	       "2, Triad 3), 1/%d of the level's edge and at least %dx the "
+	printf("Working set: the kernel's arrays together (read 1, write 1, copy "
+	       "2, triad 3), 1/%d of the level's edge and at least %dx the "
 	       "level below's; a private level's per thread, a shared level's "
 	       "split among the threads; memory: STREAM's three arrays.\n",
 	       HIER_INSIDE, HIER_ABOVE);
-	printf("B/c/core: Read bytes per cycle per core at %.0f MHz (%s).\n",
+	printf("B/c/core: read's bytes per cycle per core at %.0f MHz (%s).\n",
 	       h->mhz, h->mhz_source);
 	printf("Methods (1 thread):");
 	for (i = 0; i < h->nrows; i++) {
@@ -16227,12 +16240,12 @@ static void hier_print_text(const struct hier_run *h)
 		for (k = 0; k < HIER_NK; k++) {
 			if (r->peak_mbs[k] > 0)
 				printf(" %s %.0f MB/s (%.0f%%)",
-				       kernel_defs[hier_kernels[k]].display,
+				       kernel_defs[hier_kernels[k]].name,
 				       r->peak_mbs[k],
 				       100 * r->cell[0][k].mbs / r->peak_mbs[k]);
 			else
 				printf(" %s - (%s: no vector width of bench's)",
-				       kernel_defs[hier_kernels[k]].display,
+				       kernel_defs[hier_kernels[k]].name,
 				       method_name(r->cell[0][k].how, m, sizeof(m)));
 		}
 		printf("\n  source: %s\n", h->core->source);
@@ -16412,8 +16425,10 @@ static void hier_report(const struct hier_run *h)
 		hier_json(h);
 	if (out.csv)
 		hier_csv(h);
-	else if (out.text)
+	else if (out.text) {
 		hier_print_text(h);
+		text_warnings("WARNING: ");
+	}
 }
 
 /* bench hierarchy: the latency summary (a sweep to HIER_LAT_MAX unless
@@ -16528,16 +16543,21 @@ static int info_mode(const struct system_info *si)
 	return 0;
 }
 
-/* bench all: STREAM's bandwidth report, then the latency summary. */
+/* bench all: STREAM's bandwidth report, then the latency summary, then
+ * the hierarchy's table from that summary (section 23b). */
 static int all_mode(struct options *o, const struct system_info *si)
 {
 	struct alloc_plan p;
+	struct hier_run *h = malloc(sizeof(*h));
 	int rc;
+	if (!h)
+		die("out of memory for the hierarchy");
 	/* refuse bad latency options before any output */
 	lat_check(o, si);
 	alloc_plan(&p, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
 	lat_load_check_cpus(o);
+	hier_setup(o, h); /* before the bandwidth run pins the master */
 	if (out.json)
 		json_begin("all", si);
 	rc = stream_mode(o, si, 1);
@@ -16545,10 +16565,17 @@ static int all_mode(struct options *o, const struct system_info *si)
 	if (out.json)
 		json_open("latency", '{');
 	latency_mode(o, si, 1, 1);
-	if (out.json) {
+	if (out.json)
 		json_close('}');
-		json_end();
+	fflush(stdout);
+	if (lat_kept.have) {
+		hier_run(o, si, h);
+		hier_report(h);
+		rc |= !h->valid;
 	}
+	if (out.json)
+		json_end();
+	free(h);
 	return rc;
 }
 
