@@ -148,10 +148,13 @@
 #ifndef BENCH_ALLOC
 #define BENCH_ALLOC "thp"
 #endif
-/* Bytes added between consecutive dynamic arrays so that a[j], b[j] and
- * c[j] never share a page offset [--stagger]. */
+/* Bytes between consecutive dynamic arrays [--stagger]: whole 4 KiB
+ * pages keep every kernel's destination at its sources' offset in the
+ * page, which no CPU's 4K aliasing reaches (the layout rule, section
+ * 5).  The old 4160 put c 128 bytes ahead of a: Copy 0.3x on an AMD
+ * Zen 3 guest, 4% faster on the Intel guest, model 167. */
 #ifndef BENCH_STAGGER
-#define BENCH_STAGGER 4160
+#define BENCH_STAGGER 4096
 #endif
 /* 1: pin the OpenMP threads when the user set no OpenMP binding of their
  * own [--bind auto|none]: one a core, spread over every package before
@@ -252,9 +255,34 @@
 #ifndef LAT_SEED
 #define LAT_SEED 0x6d656d62656e6368ULL
 #endif
-/* Chains up to this many lines are walked once to prove one cycle. */
+/* A probe's chain up to this many lines is walked once more to prove
+ * what the probe promises (a line a page; each window left once). */
 #ifndef LAT_CHECK_LINES
 #define LAT_CHECK_LINES 65536
+#endif
+/* Every chain is checked as it is built (lat_chain_check): one cycle
+ * through each of its lines, and, for an order that claims to be
+ * random, how often a load's successor is a neighbouring line, lies in
+ * the same base page, or repeats the step before it.  Each count X is
+ * held to mu + L + sqrt(L^2 + 4 L mu), mu its mean under the claimed
+ * order and L = LAT_ORDER_LOG_P: that solves t^2 / (4 mu + 2 t) = L,
+ * and Chatterjee's bound for such counts over a uniformly random
+ * permutation, P(X - mu >= t) <= exp(-t^2 / (4 mu + 2 t)), makes a
+ * random order fail it about once in e^30 (1e13) chains.  mu is 2 for
+ * neighbours and below 1.01 for repeated steps in a random cycle of
+ * 200 lines or more (bound 66 and 63), 63 for lines of one 4 KiB page
+ * at 64-byte lines (bound 185); a chain in address order counts one
+ * neighbour a line, one random only within each page 63 same-page steps
+ * in 64.  The walk follows LAT_CHECK_SEGMENTS stretches of the cycle at
+ * once, so that it costs a fraction of one chase's pass. */
+#ifndef LAT_ORDER_LOG_P
+#define LAT_ORDER_LOG_P 30
+#endif
+#ifndef LAT_CHECK_SEGMENTS
+#define LAT_CHECK_SEGMENTS 16
+#endif
+#ifndef LAT_CHECK_BATCH
+#define LAT_CHECK_BATCH 64
 #endif
 /* The probes beside a random sweep, which measure caches and TLBs
  * apart (Calibrator's idea; the window is multichase's -T).  The
@@ -270,8 +298,14 @@
  * LAT_TLB_MAX_ENTRIES pages (widened by LAT_SIZE_AGREE) could be a
  * TLB's reach (L1 DTLBs hold 32-96 entries, second-level TLBs 1024-4096
  * on the CPUs in tests/fixtures/latency), and is not certain. */
+/* The window is half the smallest L1 DTLB (64 entries, 4 KiB pages) of
+ * the machines in tests/recordings.  A window as large as the L1 DTLB
+ * is no TLB-local span: with the stack's and code's pages beside it, the
+ * TLB misses in page after page, and on the AMD Zen 3 guest a 64-page
+ * window read 9-14 ns over the L2 where the full random chase read
+ * 4.5-8 (docs/latency.md). */
 #ifndef LAT_LOCAL_PAGES
-#define LAT_LOCAL_PAGES 64
+#define LAT_LOCAL_PAGES 32
 #endif
 /* Above one window the TLB-local chase times every other size of the
  * sweep (when the sweep takes more than four steps an octave, so still
@@ -318,7 +352,11 @@
  * TLB-local window is the whole buffer.  Or a disturbance of the
  * TLB-local chase's third-last point and the line-a-page chase's third,
  * their first timing read 4 times slow (3) or fast (5); 4, every timing
- * of the former read slow.  tests/variants.bats builds it. */
+ * of the former read slow.  Or a random chain that is not: 6, in
+ * address order; 7, pages in address order, each page's lines random;
+ * 8, the TLB-local windows' lines in address order.  9: every TLB-local
+ * timing beyond one window read 4 times slow, so that the full random
+ * chase reads faster at memory.  tests/variants.bats builds it. */
 #ifndef BENCH_PROBE_TEST
 #define BENCH_PROBE_TEST 0
 #endif
@@ -592,6 +630,9 @@
 
 #define BENCH_VERSION "0.1.0"
 #define JSON_SCHEMA "membench/1"
+/* JSON numbers' digits: enough for any figure bench measures, and what
+ * a record's reader (--curve-in) gets back */
+#define JSON_NUM_FORMAT "%.9g"
 #define HLINE "-------------------------------------------------------------\n"
 #define CACHE_LINE 64        /* thread boundaries fall on its multiples */
 #define MAX_THREADS 1024
@@ -3191,8 +3232,9 @@ static const struct option_def option_defs[] = {
 	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT | M_HIER,
 	 "core clock for cycle counts (default: measured)"},
 	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
-	 M_LATENCY | M_HIER, "summarise a stored \"size_MB ns\" curve, measure "
-	 "nothing (hierarchy: its levels, measured here)"},
+	 M_LATENCY | M_HIER, "summarise a stored \"size_MB ns\" curve, or analyse a "
+	 "bench --json record again; measure nothing (hierarchy: its levels, "
+	 "measured here)"},
 	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
 	 SETS_NOTHING, DEF_ZERO, M_LATENCY | M_HIER,
 	 "--curve-in: the data caches of the curve's machine, L1d first"},
@@ -3858,6 +3900,150 @@ struct alloc_plan {
 				* compiled "LAT_ALLOC mmap" */
 };
 
+/* The arrays' layout.  A load whose address matches, in its low 12
+ * bits, an older store still in flight waits for that store (4K
+ * aliasing, in the Intel and AMD optimization manuals).  A kernel whose
+ * destination sits a little ahead of one of its sources in the page
+ * meets such a store on every load.  Measured with memcpy (the Copy
+ * gcc emits): on an AMD Zen 3 guest, a destination 64-320 bytes ahead
+ * ran at 0.2-0.3x, 1024 bytes ahead at 0.9x and 2048 at full speed;
+ * the Intel guest, family 6 model 167, lost nothing at any distance
+ * (docs/measurements.md).  So bench calls a layout aliasing where a
+ * destination is 1 to LAYOUT_WINDOW - 1 bytes ahead of a source,
+ * modulo the page: the window reaches the first distance measured
+ * free.  At 0, or behind the source, the matching load is the older of
+ * the two and waits for nothing.
+ *
+ * The rule (layout_shifts): every array starts at the same offset in a
+ * 4 KiB page, so every kernel's destination minus source is 0 modulo
+ * 4 KiB, outside any window, on 4 KiB, 2 MiB and 1 GiB pages alike
+ * (each array is a region of its own and every mode starts a region on
+ * a page boundary, so the array size never enters).  It is stream.c's
+ * own layout at its reference sizes, where the arrays are a multiple of
+ * 4 KiB long.  Evenly spread page offsets (1344 bytes apart for three
+ * arrays) were the other candidate, but Copy, Scale and Triad use the
+ * pairs c-a, b-c and a-b, c-b and a-c both ways round, so one of them
+ * is always 1344 bytes ahead: inside the window Zen 3 was measured in.
+ * Consecutive arrays stay whole pages apart ([--stagger], default one
+ * page), so that on huge pages their elements at one index fall in
+ * different sets of the caches indexed above bit 12; that is what the
+ * old default of 4160 bytes was for, and 4160 put c 128 bytes ahead of
+ * a. */
+#define LAYOUT_PAGE 4096
+#define LAYOUT_WINDOW 2048
+
+/* Bytes from each array's region start to its data: array i is i
+ * strides in, a stride being --stagger plus --offset elements.  The
+ * rule holds where the stride is a whole number of pages, which the
+ * defaults give; a stride of the user's own may break it, and
+ * warn_aliasing() then says where. */
+static void layout_shifts(size_t *shift, const struct options *o)
+{
+	size_t stride = (size_t)o->stagger + (size_t)o->offset * sizeof(elem_t);
+	int i;
+	for (i = 0; i < 3; i++)
+		shift[i] = (size_t)i * stride;
+}
+
+/* The sources of kernel k, each an array its formula loads other than
+ * the one it stores (0 a, 1 b, 2 c), into src[]; how many.  A SUM
+ * kernel stores nothing and has none. */
+static int layout_sources(int k, int *src)
+{
+	char f[128];
+	unsigned loads;
+	int n = 0, j, dst;
+	if (IS_SUM(k) || kernel_formula(k, f, sizeof(f), &loads) != 0)
+		return 0;
+	dst = kernel_defs[k].dst[0] - 'a';
+	for (j = 0; j < 3; j++)
+		if ((loads >> j & 1) && j != dst)
+			src[n++] = j;
+	return n;
+}
+
+/* How far the destination at dst sits ahead of the source at src in
+ * the page, 0..4095 bytes; whether that is in the aliasing window. */
+static unsigned layout_distance(uintptr_t dst, uintptr_t src)
+{
+	return (unsigned)((dst - src) % LAYOUT_PAGE);
+}
+
+static int layout_aliases(unsigned d)
+{
+	return d > 0 && d < LAYOUT_WINDOW;
+}
+
+/* Every kernel's destination-minus-source distances, for the kernels
+ * in mask and arrays at addr[] (only their offsets in the page count),
+ * into buf: for people "copy c-a 0; add c-a 0, c-b 0", or with keys
+ * (--plan's lines, no spaces) "copy:c-a:0,add:c-a:0,add:c-b:0".  With
+ * only_aliasing, just the pairs in the window.  Returns how many pairs
+ * it wrote. */
+static int layout_text(char *buf, size_t len, unsigned mask,
+		       const uintptr_t *addr, int only_aliasing, int keys)
+{
+	size_t used = 0;
+	int k, j, n, src[3], pairs = 0;
+	buf[0] = '\0';
+	for (k = 0; k < NKERNELS; k++) {
+		int dst = kernel_defs[k].dst[0] - 'a', first = 1;
+		if (!(mask & (1u << k)))
+			continue;
+		n = layout_sources(k, src);
+		for (j = 0; j < n && used < len; j++) {
+			unsigned d = layout_distance(addr[dst], addr[src[j]]);
+			const char *sep = !pairs ? "" : keys ? "," : first ? "; " : ", ";
+			if (only_aliasing && !layout_aliases(d))
+				continue;
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s%s%c-%c%c%u", sep,
+						 keys || first ? kernel_defs[k].name : "",
+						 keys ? ":" : first ? " " : "",
+						 array_names[dst], array_names[src[j]],
+						 keys ? ':' : ' ', d);
+			first = 0;
+			pairs++;
+		}
+	}
+	return pairs;
+}
+
+/* Where plan p puts the arrays, as far as their offsets in the page go:
+ * the static arrays where the linker put them, else each region's
+ * shift (every mode starts a region on a page boundary). */
+static void layout_addresses(const struct alloc_plan *p, uintptr_t *addr)
+{
+	int i;
+	for (i = 0; i < 3; i++)
+		addr[i] = (uintptr_t)p->shift[i];
+#if !BENCH_NO_STATIC
+	if (p->mode == A_STATIC) {
+		addr[0] = (uintptr_t)static_a;
+		addr[1] = (uintptr_t)static_b;
+		addr[2] = (uintptr_t)static_c;
+	}
+#endif
+}
+
+/* The refusals of --alloc static for arrays of n elements: the .bss
+ * arrays have the compiled size and OFFSET, and a build may have none. */
+static void static_arrays_check(const struct options *o, unsigned long long n)
+{
+	if (BENCH_NO_STATIC)
+		die("--alloc static: this build has no static arrays "
+		    "(BENCH_NO_STATIC=1)");
+	if (n > STREAM_ARRAY_SIZE)
+		die("--size: %llu exceeds the compiled static array size "
+		    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
+		    "another --alloc", n,
+		    (unsigned long long)STREAM_ARRAY_SIZE, n);
+	if (o->offset != OFFSET)
+		die("--offset: static arrays keep the compiled OFFSET (%d); "
+		    "rebuild with -DOFFSET=%llu or use another --alloc",
+		    OFFSET, o->offset);
+}
+
 /* Plan the bandwidth arrays (part M_STREAM) or the chase buffer
  * (M_LATENCY) of a run with options o on a machine whose OS reports
  * llc_instances last-level caches of llc bytes each (llc 0: unknown).
@@ -4050,26 +4236,10 @@ static void alloc_plan(struct alloc_plan *p, const struct options *o,
 			    "machine has %.1f MiB of physical memory", n,
 			    (double)total / 1048576.0, (double)phys / 1048576.0);
 		if (p->mode == A_STATIC) {
-			if (BENCH_NO_STATIC)
-				die("--alloc static: this build has no static arrays "
-				    "(BENCH_NO_STATIC=1)");
-			if (n > STREAM_ARRAY_SIZE)
-				die("--size: %llu exceeds the compiled static array size "
-				    "%llu; rebuild with -DSTREAM_ARRAY_SIZE=%llu or use "
-				    "another --alloc", n,
-				    (unsigned long long)STREAM_ARRAY_SIZE, n);
-			if (o->offset != OFFSET)
-				die("--offset: static arrays keep the compiled OFFSET (%d); "
-				    "rebuild with -DOFFSET=%llu or use another --alloc",
-				    OFFSET, o->offset);
+			static_arrays_check(o, n);
 		} else {
-			/* Array i starts i * (stagger + offset) bytes into its
-			 * region, which shifts the arrays' relative alignment as
-			 * STREAM's OFFSET padding does. */
 			p->stagger = (size_t)o->stagger;
-			for (i = 0; i < 3; i++)
-				p->shift[i] = (size_t)i * ((size_t)o->stagger +
-							   (size_t)o->offset * sizeof(elem_t));
+			layout_shifts(p->shift, o);
 		}
 		p->elems = n;
 		p->bytes = (size_t)n * sizeof(elem_t);
@@ -5924,7 +6094,7 @@ static void json_num(const char *key, double v)
 {
 	json_sep(key);
 	if (finite_d(v))
-		fprintf(out.json, "%.9g", v);
+		fprintf(out.json, JSON_NUM_FORMAT, v);
 	else
 		fputs("null", out.json);
 }
@@ -7543,6 +7713,14 @@ static void print_placement_text(const struct options *o,
 	printf("Allocation: %s, stores %s, stagger %llu bytes\n",
 	       alloc_names[r->plan.mode], stores,
 	       (unsigned long long)r->plan.stagger);
+	{
+		char pairs[512];
+		uintptr_t addr[3];
+		for (i = 0; i < 3; i++)
+			addr[i] = (uintptr_t)r->reg[i].data;
+		if (layout_text(pairs, sizeof(pairs), o->kernels, addr, 0, 0))
+			printf("Array layout: dst-src mod 4 KiB, bytes: %s\n", pairs);
+	}
 	if (o->nt_stores != STORES_PLAIN && nt_fallback(r->isa))
 		printf("Stores fallback: %s\n", nt_fallback(r->isa));
 	print_isa_text(o, r);
@@ -7783,6 +7961,37 @@ static void print_best_text(const struct stream_run *r, unsigned kernels)
 /* The run object of a bandwidth document (stream, all, mix): sizes,
  * stores (as stores words them), instruction set, threads and where
  * they ran, the arrays and their pages. */
+/* "layout": each (destination, source) pair of the kernels in mask,
+ * with its distance in the page and whether it is in the aliasing
+ * window, for arrays at addr[]. */
+static void json_layout(unsigned mask, const uintptr_t *addr)
+{
+	int k, j, n, src[3];
+	json_open("layout", '{');
+	json_int("page_bytes", LAYOUT_PAGE);
+	json_int("aliasing_window_bytes", LAYOUT_WINDOW - 1);
+	json_open("distances", '[');
+	for (k = 0; k < NKERNELS; k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		n = layout_sources(k, src);
+		for (j = 0; j < n; j++) {
+			char d[2] = {kernel_defs[k].dst[0], '\0'};
+			char sname[2] = {array_names[src[j]], '\0'};
+			unsigned b = layout_distance(addr[d[0] - 'a'], addr[src[j]]);
+			json_open(NULL, '{');
+			json_str("kernel", kernel_defs[k].name);
+			json_str("dst", d);
+			json_str("src", sname);
+			json_int("bytes", (long long)b);
+			json_bool("aliasing", layout_aliases(b));
+			json_close('}');
+		}
+	}
+	json_close(']');
+	json_close('}');
+}
+
 static void json_stream_run(const struct options *o, const struct stream_run *r,
 			    const char *stores)
 {
@@ -7844,6 +8053,12 @@ static void json_stream_run(const struct options *o, const struct stream_run *r,
 		json_close('}');
 	}
 	json_close(']');
+	{
+		uintptr_t addr[3];
+		for (i = 0; i < 3; i++)
+			addr[i] = (uintptr_t)r->reg[i].data;
+		json_layout(o->kernels, addr);
+	}
 	json_open("arrays", '[');
 	for (i = 0; i < 3; i++) {
 		char name[2] = {array_names[i], '\0'};
@@ -8366,9 +8581,33 @@ static void stream_check(const struct options *o)
 		     store_names[o->nt_stores], nt_fallback(isa));
 }
 
+/* The one line that says where a layout the user chose (--stagger,
+ * --offset, --alloc static) puts a destination in the aliasing window
+ * of a source, as the arrays at addr[] really sit; the run still runs
+ * it.  Said once, however many times the arrays are allocated. */
+static void warn_aliasing(unsigned kernels, const uintptr_t *addr)
+{
+	static int said;
+	char pairs[320];
+	if (said || !layout_text(pairs, sizeof(pairs), kernels, addr, 1, 0))
+		return;
+	said = 1;
+	warn("aliasing: destination 1-%d bytes ahead of a source in the 4 KiB "
+	     "page, so loads may wait on stores (4K aliasing): %s (dst-src "
+	     "bytes); every array at one page offset avoids it (the default "
+	     "layout: --stagger a multiple of 4096, --offset a multiple of %d, "
+	     "not --alloc static)", LAYOUT_WINDOW - 1, pairs,
+	     (int)(LAYOUT_PAGE / sizeof(elem_t)));
+}
+
 static void stream_allocate(const struct options *o, struct stream_run *r)
 {
+	uintptr_t addr[3];
+	int i;
 	alloc_regions(&r->plan, r->reg);
+	for (i = 0; i < 3; i++)
+		addr[i] = (uintptr_t)r->reg[i].data;
+	warn_aliasing(o->kernels, addr);
 	r->n = (size_t)r->plan.elems;
 	r->ntimes = o->ntimes;
 	r->ar.a = r->reg[0].data;
@@ -9003,34 +9242,326 @@ static void lat_probe_disturb(double *ns)
 #define lat_probe_disturb(ns) ((void)0)
 #endif
 
+/* Bytes of the pages --pattern page keeps its lines in: the base page. */
+static size_t lat_page_bytes(void)
+{
+	long p = os_page_bytes();
+	return p > 0 ? (size_t)p : 4096;
+}
+
+/* A chain as it is linked: its first line, the last linked, how many,
+ * and the lines at each LAT_CHECK_SEGMENTS-th of its length, where the
+ * check's stretches start. */
+struct lat_link {
+	size_t first, prev, rank, lines;
+	void *seg[LAT_CHECK_SEGMENTS];
+	int nseg;
+};
+
+/* Link line x after the last one linked. */
+static void lat_link_add(const struct lat_chain *c, struct lat_link *l,
+			 size_t x)
+{
+	if (l->rank == 0)
+		l->first = x;
+	else
+		*(void **)LAT_LINE(c, l->prev) = LAT_LINE(c, x);
+	if (l->nseg < LAT_CHECK_SEGMENTS &&
+	    l->rank == l->lines / LAT_CHECK_SEGMENTS * (size_t)l->nseg)
+		l->seg[l->nseg++] = LAT_LINE(c, x);
+	l->prev = x;
+	l->rank++;
+}
+
+/* The chain's name in the check's errors and the test hook's lines. */
+static const char *lat_chain_name(const struct lat_chain *c)
+{
+	switch (c->pattern) {
+	case P_RANDOM:
+		return "random";
+	case P_STRIDE:
+		return "stride";
+	case P_LINEPAGE:
+		return "line-a-page";
+	default:
+		return c->page > lat_page_bytes() ? "TLB-local" : "page";
+	}
+}
+
+/* What the check counts: steps to a neighbouring line (line-a-page: a
+ * neighbouring page), steps within one base page, and steps that repeat
+ * the one before; each count's mean under the order the chain claims,
+ * and its bound (LAT_ORDER_LOG_P), or a negative bound where the claim
+ * says nothing of it. */
+enum { LAT_NEAR, LAT_SAMEPAGE, LAT_REPEAT, LAT_ORDER_STATS };
+static const char *const lat_order_names[LAT_ORDER_STATS] = {
+	"near", "page", "repeat"};
+static const char *const lat_order_words[LAT_ORDER_STATS] = {
+	"steps to a neighbouring line", "steps within one base page",
+	"repeats the step before"};
+
+struct lat_order {
+	size_t count[LAT_ORDER_STATS];
+	double mean[LAT_ORDER_STATS], bound[LAT_ORDER_STATS];
+};
+
+/* Ordered pairs of distinct lines that share a page, among n lines from
+ * a page boundary on, lpp lines a page. */
+static double lat_page_pairs(size_t n, size_t lpp)
+{
+	double f = (double)(n / lpp), r = (double)(n % lpp), l = (double)lpp;
+	return f * l * (l - 1) + r * (r - 1);
+}
+
+/* Each count's mean under the claimed order, n units (lines; pages for
+ * the line-a-page chain) of which `blpp` lines share a base page, and
+ * its bound.  A random chain, the line-a-page chain and a window that
+ * holds every line are one uniformly random cycle: each unit's
+ * successor is any other with equal chance, so neighbours average
+ * 2(n-1)/(n-1) = 2, same-page steps the pairs over n-1, repeats at
+ * most n/(n-2) (the successor must be one given unit).  A windowed
+ * chain (the TLB-local chase, --pattern page) is windows in random
+ * order, each window's w lines in uniformly random order: per window
+ * fewer than 2 neighbours and 2 repeats, and its page pairs over w
+ * (none of its steps out of a window stays in a page); the same-page
+ * count says nothing where a window is one page.  The stride chain
+ * claims nothing. */
+static void lat_order_expect(const struct lat_chain *c, size_t n,
+			     struct lat_order *st)
+{
+	size_t blpp = lat_page_bytes() / c->stride, k = n, nw = 1, i;
+	double L = LAT_ORDER_LOG_P;
+	for (i = 0; i < LAT_ORDER_STATS; i++)
+		st->mean[i] = st->bound[i] = -1;
+	if (c->pattern == P_STRIDE || n < 3)
+		return;
+	if (blpp < 1)
+		blpp = 1;
+	if (c->pattern == P_PAGE && lat_lines_per_page(c) < n) {
+		k = lat_lines_per_page(c);
+		nw = (n + k - 1) / k;
+	}
+	if (k == n || k == 1) { /* one random cycle of the units */
+		st->mean[LAT_NEAR] = 2;
+		st->mean[LAT_REPEAT] = (double)n / (double)(n - 2);
+		if (c->pattern != P_LINEPAGE)
+			st->mean[LAT_SAMEPAGE] = lat_page_pairs(n, blpp) /
+						 (double)(n - 1);
+	} else if (k >= 4) {
+		size_t last = n - (nw - 1) * k;
+		st->mean[LAT_NEAR] = 2.0 * (double)nw;
+		st->mean[LAT_REPEAT] = 2.0 * (double)nw;
+		if (k > blpp)
+			st->mean[LAT_SAMEPAGE] = (double)(nw - 1) *
+				lat_page_pairs(k, blpp) / (double)k +
+				lat_page_pairs(last, blpp) / (double)last;
+	}
+	for (i = 0; i < LAT_ORDER_STATS; i++)
+		if (st->mean[i] >= 0)
+			st->bound[i] = st->mean[i] + L +
+				       lat_exp(0.5 * lat_ln(L * L + 4 * L *
+							    st->mean[i]));
+}
+
+/* a / b, by a shift where b is a power of two (sh >= 0): the check
+ * divides four times a line, and a division costs a chase's load. */
+static size_t lat_div(size_t a, size_t b, int sh)
+{
+	return sh >= 0 ? a >> sh : a / b;
+}
+
+static int lat_log2(size_t b)
+{
+	int sh = 0;
+	if (b == 0 || (b & (b - 1)))
+		return -1;
+	while ((b >> sh) > 1)
+		sh++;
+	return sh;
+}
+
+/* How the check reads a pointer: the chain's line size, lines a base
+ * page and (line-a-page) lines a unit, each with its shift. */
+struct lat_units {
+	const struct lat_chain *c;
+	size_t n, end, upp, blpp;
+	int ssh, ush, bsh;
+};
+
+/* The line at p, and in *u its unit (line; line-a-page: page); a stop
+ * if p is no line of the chain's first n units. */
+static size_t lat_chain_line(const struct lat_units *w, const void *p,
+			     size_t *u)
+{
+	const struct lat_chain *c = w->c;
+	size_t off = (size_t)((const char *)p - c->buf), line = 0;
+	*u = (size_t)-1;
+	if ((const char *)p >= c->buf && off < w->end &&
+	    off - (line = lat_div(off, c->stride, w->ssh)) * c->stride == 0)
+		*u = lat_div(line, w->upp, w->ush);
+	if (*u >= w->n)
+		die("internal error: the %s chain of %zu %s points outside "
+		    "them", lat_chain_name(c), w->n,
+		    c->pattern == P_LINEPAGE ? "pages" : "lines");
+	return line;
+}
+
+/* The check of every chain built: it walks the cycle once, in
+ * LAT_CHECK_SEGMENTS stretches at a time (each from the line the
+ * linking marked to the next one's), and stops the run if it visits a
+ * unit twice, leaves the chain's units or closes before it has visited
+ * them all, or if a count of its order passes its bound: the chase
+ * would then time something other than what the run says it times.
+ * MEMBENCH_CHAIN_STATS=1 prints each chain's counts on stderr. */
+static void lat_chain_check(const struct lat_chain *c, const struct lat_link *l)
+{
+	size_t n = l->lines, steps = 0, d[LAT_CHECK_SEGMENTS];
+	size_t lu[LAT_CHECK_SEGMENTS], u[LAT_CHECK_SEGMENTS], lim;
+	void *cur[LAT_CHECK_SEGMENTS], *ahead[LAT_CHECK_SEGMENTS];
+	void *trail[LAT_CHECK_BATCH][LAT_CHECK_SEGMENTS];
+	int i, j, active = l->nseg, have[LAT_CHECK_SEGMENTS];
+	int samepage = c->pattern != P_LINEPAGE;
+	unsigned char *seen = calloc(n / 8 + 1, 1);
+	const char *hook = getenv("MEMBENCH_CHAIN_STATS");
+	struct lat_order st;
+	struct lat_units w;
+	if (!seen)
+		die("out of memory for the chain check");
+	memset(&st, 0, sizeof(st));
+	w.c = c;
+	w.n = n;
+	w.end = c->maxlines * c->stride;
+	w.upp = c->pattern == P_LINEPAGE ? lat_lines_per_page(c) : 1;
+	w.blpp = lat_page_bytes() / c->stride;
+	w.blpp = w.blpp ? w.blpp : 1;
+	w.ssh = lat_log2(c->stride);
+	w.ush = lat_log2(w.upp);
+	w.bsh = lat_log2(w.blpp);
+	lim = w.end - sizeof(void *); /* the last offset a pointer fits at */
+	for (j = 0; j < l->nseg; j++) {
+		ahead[j] = cur[j] = l->seg[j];
+		lu[j] = lat_chain_line(&w, cur[j], &u[j]);
+		have[j] = 0;
+	}
+	while (active > 0) {
+		/* The chase alone, LAT_CHECK_BATCH steps of every stretch,
+		 * few instructions a load so that the stretches' misses
+		 * overlap; a pointer out of the buffer is kept, not followed,
+		 * for the reading below to refuse. */
+		for (i = 0; i < LAT_CHECK_BATCH; i++)
+			for (j = 0; j < l->nseg; j++) {
+				void *q = *(void **)ahead[j];
+				trail[i][j] = q;
+				if ((size_t)((char *)q - c->buf) <= lim)
+					ahead[j] = q;
+			}
+		/* Then each stretch's steps read, up to the stretch's end. */
+		for (j = 0; j < l->nseg; j++)
+			for (i = 0; i < LAT_CHECK_BATCH && cur[j]; i++) {
+				void *next = trail[i][j];
+				size_t v, lv;
+				if (seen[u[j] / 8] & (1u << (u[j] % 8)))
+					die("internal error: the %s chain of %zu %s "
+					    "visits %s %zu twice", lat_chain_name(c), n,
+					    c->pattern == P_LINEPAGE ? "pages" : "lines",
+					    c->pattern == P_LINEPAGE ? "page" : "line",
+					    u[j]);
+				seen[u[j] / 8] |= (unsigned char)(1u << (u[j] % 8));
+				lv = lat_chain_line(&w, next, &v);
+				st.count[LAT_NEAR] += v == u[j] + 1 || u[j] == v + 1;
+				st.count[LAT_SAMEPAGE] += samepage &&
+					lat_div(lu[j], w.blpp, w.bsh) ==
+					lat_div(lv, w.blpp, w.bsh);
+				st.count[LAT_REPEAT] += have[j] && v - u[j] == d[j];
+				d[j] = v - u[j];
+				have[j] = 1;
+				steps++;
+				cur[j] = next;
+				u[j] = v;
+				lu[j] = lv;
+				if (next == l->seg[(j + 1) % l->nseg]) {
+					cur[j] = NULL;
+					active--;
+				}
+			}
+	}
+	free(seen);
+	if (steps != n)
+		die("internal error: the %s chain of %zu %s is not one cycle: "
+		    "it closes after %zu", lat_chain_name(c), n,
+		    c->pattern == P_LINEPAGE ? "pages" : "lines", steps);
+	lat_order_expect(c, n, &st);
+	if (hook && strcmp(hook, "1") == 0) {
+		char line[512];
+		size_t at;
+		at = (size_t)snprintf(line, sizeof(line), "chain pattern=%s "
+				      "lines=%zu cycle=1", lat_chain_name(c), n);
+		for (j = 0; j < LAT_ORDER_STATS && at < sizeof(line); j++) {
+			if (st.bound[j] < 0)
+				at += (size_t)snprintf(line + at, sizeof(line) - at,
+						       " %s=%zu %s_mean=none %s_bound=none",
+						       lat_order_names[j], st.count[j],
+						       lat_order_names[j], lat_order_names[j]);
+			else
+				at += (size_t)snprintf(line + at, sizeof(line) - at,
+						       " %s=%zu %s_mean=%.4g %s_bound=%.4g",
+						       lat_order_names[j], st.count[j],
+						       lat_order_names[j], st.mean[j],
+						       lat_order_names[j], st.bound[j]);
+		}
+		fprintf(stderr, "%s\n", line);
+	}
+	for (j = 0; j < LAT_ORDER_STATS; j++)
+		if (st.bound[j] >= 0 && (double)st.count[j] > st.bound[j])
+			die("internal error: the %s chain of %zu %s %s %zu times, "
+			    "where a random order does so %.3g times on average "
+			    "and at most %.0f: its loads could be prefetched",
+			    lat_chain_name(c), n,
+			    c->pattern == P_LINEPAGE ? "pages" : "lines",
+			    j == LAT_NEAR && c->pattern == P_LINEPAGE
+				    ? "steps to a neighbouring page" : lat_order_words[j],
+			    st.count[j], st.mean[j], st.bound[j]);
+}
+
 /* Link the first `lines` lines into one cycle that visits each once
- * (line-a-page: one line in each of the first `lines` pages); returns
- * the line the cycle starts at. */
+ * (line-a-page: one line in each of the first `lines` pages), check it
+ * (lat_chain_check), and return the line the cycle starts at. */
 static void *lat_chain_build(struct lat_chain *c, size_t lines)
 {
-	size_t i, first = (size_t)-1, prev = 0;
+	size_t i;
+	struct lat_link l;
+	memset(&l, 0, sizeof(l));
+	l.lines = lines;
 
 	if (c->pattern == P_STRIDE) {
 		/* lat_mem_rd's chain: each line points to the next one up. */
-		for (i = 0; i + 1 < lines; i++)
-			*(void **)LAT_LINE(c, i) = LAT_LINE(c, i + 1);
-		*(void **)LAT_LINE(c, lines - 1) = LAT_LINE(c, 0);
-		return LAT_LINE(c, 0);
-	}
-	if (c->pattern == P_RANDOM) {
+		for (i = 0; i < lines; i++)
+			lat_link_add(c, &l, i);
+	} else if (c->pattern == P_RANDOM && lat_probe_break() == 6) {
+		for (i = 0; i < lines; i++) /* address order */
+			lat_link_add(c, &l, i);
+	} else if (c->pattern == P_RANDOM && lat_probe_break() == 7) {
+		/* pages in address order, each one's lines random */
+		size_t lpp = lat_page_bytes() / c->stride, k;
+		uint32_t *in;
+		lpp = lpp ? lpp : 1;
+		in = malloc(lpp * sizeof(*in));
+		if (!in)
+			die("out of memory for the chase order");
+		for (i = 0; i < lines; i += lpp) {
+			size_t cnt = lines - i < lpp ? lines - i : lpp;
+			lat_shuffle(in, cnt);
+			for (k = 0; k < cnt; k++)
+				lat_link_add(c, &l, i + in[k]);
+		}
+		free(in);
+	} else if (c->pattern == P_RANDOM) {
 		/* Keeping the lines below `lines` from a random order of all
 		 * lines gives a uniformly random order of the smaller set: a
 		 * sequential scan instead of a fresh shuffle per point. */
-		for (i = 0; i < c->maxlines; i++) {
-			size_t x = c->order[i];
-			if (x >= lines)
-				continue;
-			if (first == (size_t)-1)
-				first = x;
-			else
-				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-			prev = x;
-		}
+		for (i = 0; i < c->maxlines; i++)
+			if (c->order[i] < lines)
+				lat_link_add(c, &l, c->order[i]);
 	} else if (c->pattern == P_LINEPAGE) {
 		/* Pages in random order, one line of each: the line's place
 		 * in its page moves on one line per page and one more per
@@ -9045,11 +9576,7 @@ static void *lat_chain_build(struct lat_chain *c, size_t lines)
 			x = pg * lpp + (pg + pg / lpp) % lpp;
 			if (lat_probe_break() == 1) /* two lines a page */
 				x = pg / 2 * lpp + (pg / 2 + pg % 2) % lpp;
-			if (first == (size_t)-1)
-				first = x;
-			else
-				*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-			prev = x;
+			lat_link_add(c, &l, x);
 		}
 	} else {
 		/* Pages in random order, each page's lines in random order:
@@ -9062,18 +9589,15 @@ static void *lat_chain_build(struct lat_chain *c, size_t lines)
 				continue;
 			cnt = lines - base < lpp ? lines - base : lpp;
 			lat_shuffle(c->inpage, cnt);
-			for (k = 0; k < cnt; k++) {
-				size_t x = base + c->inpage[k];
-				if (first == (size_t)-1)
-					first = x;
-				else
-					*(void **)LAT_LINE(c, prev) = LAT_LINE(c, x);
-				prev = x;
-			}
+			for (k = 0; k < cnt; k++)
+				lat_link_add(c, &l, base + (lat_probe_break() == 8 &&
+							    lat_chain_name(c)[0] == 'T'
+							    ? k : c->inpage[k]));
 		}
 	}
-	*(void **)LAT_LINE(c, prev) = LAT_LINE(c, first);
-	return LAT_LINE(c, first);
+	*(void **)LAT_LINE(c, l.prev) = LAT_LINE(c, l.first);
+	lat_chain_check(c, &l);
+	return LAT_LINE(c, l.first);
 }
 
 /* k starting points spread evenly along the cycle of `lines` lines, for
@@ -9117,27 +9641,6 @@ static void lat_chain_heads(const struct lat_chain *c, size_t lines, int k,
 	}
 }
 
-/* 0 if the chain from head visits exactly `lines` lines and returns. */
-static int lat_chain_check(void *head, size_t lines)
-{
-	void *p = head;
-	size_t n = 0;
-	do {
-		p = *(void **)p;
-		n++;
-	} while (p != head && n <= lines);
-	return n == lines ? 0 : -1;
-}
-
-/* Walk a chain small enough to walk (LAT_CHECK_LINES) and stop the run
- * if it is not one cycle: a broken chain would time the wrong thing. */
-static void lat_chain_verify(void *head, size_t lines)
-{
-	if (lines <= LAT_CHECK_LINES && lat_chain_check(head, lines))
-		die("internal error: the chain of %zu lines is not one cycle",
-		    lines);
-}
-
 /* What a probe's chain promises, checked on each chain small enough to
  * walk (LAT_CHECK_LINES): the line-a-page chase touches `lines` pages,
  * one line in each; a windowed chase (the TLB-local probe, --pattern
@@ -9173,13 +9676,6 @@ static void lat_chain_verify_probe(const struct lat_chain *c, void *head,
 		die("internal error: the chain of %zu lines leaves its %zu-byte "
 		    "windows %zu times, not once for each of its %zu", lines, span,
 		    leaves, wins);
-}
-
-/* Bytes of the pages --pattern page keeps its lines in: the base page. */
-static size_t lat_page_bytes(void)
-{
-	long p = os_page_bytes();
-	return p > 0 ? (size_t)p : 4096;
 }
 
 /* ======================================================================
@@ -9792,7 +10288,7 @@ struct lat_ctx {
 };
 
 static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
-				enum lat_pattern pattern)
+				enum lat_pattern pattern, double base_page)
 {
 	int lvl, top = si->caches_fake ? 0 : reported_levels(si);
 	memset(c, 0, sizeof(*c));
@@ -9801,7 +10297,7 @@ static void lat_ctx_from_system(struct lat_ctx *c, const struct system_info *si,
 			c->cache[c->ncaches++] = reported_cache(si, lvl);
 	c->line = reported_line(si);
 	c->pattern = pattern;
-	c->page = (double)lat_page_bytes();
+	c->page = base_page;
 	c->all_caches = c->ncaches > 0;
 }
 
@@ -10429,7 +10925,10 @@ struct lat_probe {
 	struct lat_summary full;       /* the full random curve, read */
 	int ntlbs;
 	struct lat_tlb tlb[LAT_MAX_LEVELS];
-	double mem_ns, tail_ns;        /* TLB-local's tail, the curve's */
+	double mem_ns;                 /* TLB-local's memory plateau's median */
+	double mem_from;               /* where that plateau starts */
+	int mem_pts;                   /* its points */
+	double local_tail_ns, tail_ns; /* TLB-local's tail, the curve's */
 	int mem_reached;               /* TLB-local's last level is DRAM */
 	int retimed;                   /* re-timings on either side of falls */
 	/* walks no TLB of its pages explains (lat_probe_hidden): the full
@@ -10437,6 +10936,10 @@ struct lat_probe {
 	 * TLB hit costs hit_ns; hidden 0: not seen */
 	int hidden, hidden_pts;
 	double hidden_ns, hidden_hit_ns, hidden_reach, hidden_from, hidden_to;
+	/* the full random chase's tail reads faster than the TLB-local
+	 * chase's by more than spread (lat_probe_agree): 1 */
+	int disagree;
+	double spread;
 };
 
 /* One latency run: the curve, its summaries, and what --chains and
@@ -10455,6 +10958,7 @@ struct lat_run {
 	struct phys_report phys;         /* of the first, with --placement */
 	double elapsed;
 	int unstable;
+	double base_page;         /* bytes of the OS's base page */
 	struct lat_summary *sums; /* one per stride */
 	size_t mlp_bytes;
 	int nmlp;
@@ -10773,7 +11277,6 @@ static void lat_parallel_point(const struct lat_run *r, struct lat_chain *cs,
 		if (r->ncpus > 0)
 			pin_to_cpu(r->cpus[t % r->ncpus]);
 		heads[0] = lat_chain_build(&cs[t], lines);
-		lat_chain_verify(heads[0], lines);
 #pragma omp barrier
 		lat_time_point(heads, 1, &mine, 0);
 		ns[t] = mine.ns;
@@ -10940,16 +11443,30 @@ static void lat_print_probe(const struct lat_summary *s,
 	}
 	format_bytes(b, sizeof(b), (unsigned long long)s->tail_bytes);
 	if (pr->mem_reached) {
-		printf("# stride=%zu: memory: %.3g ns", s->stride, pr->mem_ns);
+		format_bytes(b2, sizeof(b2), (unsigned long long)pr->mem_from);
+		printf("# stride=%zu: memory%s: %.3g ns", s->stride,
+		       pr->disagree ? "?" : "", pr->mem_ns);
 		if (mhz > 0)
 			printf(" %.1f cyc", pr->mem_ns * mhz / 1e3);
-		printf(" of its own at %s (TLB-local chase); ", b);
+		printf(" of its own (the TLB-local chase's median over its "
+		       "memory plateau, %d points from %s); at %s it reads %.3g "
+		       "ns, ", pr->mem_pts, b2, b, pr->local_tail_ns);
 	} else {
-		printf("# stride=%zu: memory: not reached (the TLB-local chase "
-		       "reads %.3g ns at %s); ", s->stride, pr->mem_ns, b);
+		printf("# stride=%zu: memory%s: not reached (the TLB-local chase "
+		       "reads %.3g ns at %s); ", s->stride, pr->disagree ? "?" : "",
+		       pr->local_tail_ns, b);
 	}
-	printf("the full random chase %.3g ns there, TLB misses add %.3g ns\n",
-	       pr->tail_ns, pr->tail_ns - pr->mem_ns);
+	if (pr->disagree)
+		printf("the full random chase %.3g ns there, TLB misses: not "
+		       "known\n# stride=%zu: the full random chase reads %.3g ns "
+		       "at %s, faster than the TLB-local chase's %.3g ns by more "
+		       "than their spread (%.3g ns): one of the two chases is not "
+		       "what it claims, and the memory figures are not certain\n",
+		       pr->tail_ns, s->stride, pr->tail_ns, b, pr->local_tail_ns,
+		       pr->spread);
+	else
+		printf("the full random chase %.3g ns there, TLB misses add %.3g "
+		       "ns\n", pr->tail_ns, pr->tail_ns - pr->local_tail_ns);
 	if (pr->hidden) {
 		format_bytes(b, sizeof(b), (unsigned long long)pr->page);
 		format_bytes(b2, sizeof(b2), (unsigned long long)pr->hidden_from);
@@ -11192,6 +11709,19 @@ static void lat_json_loaded(const struct options *o, const struct lat_run *r)
 	json_close('}');
 }
 
+/* The summary's lines, "# stride=": the levels of each stride, and on
+ * the first the probes' TLBs and memory.  A replay prints them alike. */
+static void lat_print_strides(const struct lat_run *r, int nstrides)
+{
+	int i;
+	for (i = 0; i < nstrides; i++) {
+		/* with the probes, memory's line gives the tail */
+		lat_print_levels(&r->sums[i], r->mhz, i || !r->probe.ran);
+		if (i == 0)
+			lat_print_probe(&r->sums[i], &r->probe, r->mhz);
+	}
+}
+
 static void lat_print_summary(const struct options *o,
 			      const struct system_info *si,
 			      const struct lat_run *r)
@@ -11212,12 +11742,7 @@ static void lat_print_summary(const struct options *o,
 	lat_print_clock(r);
 	if (o->placement)
 		phys_print("# ", "chase buffer", &r->phys, r->pages.huge_pct);
-	for (i = 0; i < o->nstrides; i++) {
-		/* with the probes, memory's line gives the tail */
-		lat_print_levels(&r->sums[i], r->mhz, i || !r->probe.ran);
-		if (i == 0)
-			lat_print_probe(&r->sums[i], &r->probe, r->mhz);
-	}
+	lat_print_strides(r, o->nstrides);
 	lat_print_os_caches(si);
 	print_limits_text(si, "# ");
 	printf("# run: %d points in %.1f s; %d stopped at the %.0f ms cap "
@@ -11272,9 +11797,13 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	json_bool("reached", pr->mem_reached);
 	json_num("ns", pr->mem_reached ? pr->mem_ns : NAN);
 	json_num("cycles", mhz > 0 && pr->mem_reached ? pr->mem_ns * mhz / 1e3 : NAN);
-	json_num("tlb_local_tail_ns", pr->mem_ns);
+	json_num("from_bytes", pr->mem_reached ? pr->mem_from : NAN);
+	json_int_or_null("points", pr->mem_reached, pr->mem_pts);
+	json_num("tlb_local_tail_ns", pr->local_tail_ns);
 	json_num("tail_ns", pr->tail_ns);
-	json_num("tlb_ns", pr->tail_ns - pr->mem_ns);
+	json_num("tlb_ns", pr->disagree ? NAN : pr->tail_ns - pr->local_tail_ns);
+	json_bool("certain", !pr->disagree);
+	json_bool("chases_disagree", pr->disagree);
 	if (pr->hidden) {
 		json_open("smaller_pages_behind", '{');
 		json_num("ns", pr->hidden_ns);
@@ -11409,6 +11938,7 @@ static void lat_json_body(const struct options *o, const struct lat_run *r)
 	json_str("alloc", alloc_names[r->plan.mode]);
 	json_int_or_null("page_size_bytes", r->plan.page_size != 0,
 			 (long long)r->plan.page_size);
+	json_int("base_page_bytes", (long long)r->base_page);
 	json_int("cpu", r->cpu);
 	json_open("buffer", '{');
 	json_int("bytes", (long long)r->bufs[0].bytes);
@@ -11837,9 +12367,10 @@ static void lat_probe_time(struct lat_chain *c, size_t lines, size_t check,
 {
 	void *heads[1];
 	heads[0] = lat_chain_build(c, lines);
-	lat_chain_verify(heads[0], lines);
 	lat_chain_verify_probe(c, heads[0], lines, check);
 	lat_time_point(heads, 1, p, settle);
+	if (lat_probe_break() == 9 && c->pattern == P_PAGE)
+		p->ns *= 4; /* the TLB-local chase beyond one window */
 }
 
 /* Time again, settled, each point of p[from..n) on either side of a
@@ -11982,10 +12513,6 @@ static void lat_probe_measure(const struct options *o, struct lat_run *r,
 	pr->retimed += lat_retime(&c, pr->local, pr->shared, pr->nlocal, stride,
 				  local, disturb);
 	lat_chain_free(&c);
-	for (i = 0; i < pr->nlpage; i++)
-		pr->excess[i] = pr->lpage[i].ns -
-				lat_curve_at(pr->local, pr->nlocal,
-					     (double)pr->lpage[i].bytes / page * stride);
 	pr->ran = 1;
 }
 
@@ -12051,39 +12578,73 @@ static void lat_probe_hidden(struct lat_probe *pr, const struct lat_summary *sum
 	free(d);
 }
 
-/* The probes read: the caches and memory from the TLB-local curve (into
- * sum), read as a curve whose TLBs are measured (none of its rises is
- * one); TLB levels from the line-a-page excess, on top of the TLB-local
- * chase's first point, so a level is a TLB that holds the pages and its
- * edge the reach.  A miss that costs as much as the second cache level
- * (an L2 hit) is a page walk, which reads the page tables through the
- * caches: later rises are the tables outgrowing a cache, not TLBs.  A
- * fall the re-timings left (lat_retime) takes the certainty of the
- * levels and TLBs read across it.  Then the full random curve, for its
- * rises. */
-static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
-			   const double *yn, int n, size_t stride,
-			   struct lat_run *r, struct lat_summary *sum)
+/* The range of the last k readings of p[0..n), or of ns[0..n). */
+static double lat_tail_range(const struct lat_point *p, const double *ns,
+			     int n, int k)
 {
-	struct lat_probe *pr = &r->probe;
-	struct lat_ctx ctx = *sys;
-	struct lat_summary *t = malloc(sizeof(*t));
-	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
-	double *y, walk, lo, hi;
-	char b1[32], b2[32];
-	int i, fell;
-	if (!t || !x)
-		die("out of memory for the summary");
-	y = x + pr->nlpage + pr->nlocal;
-	ctx.pattern = P_RANDOM;
-	ctx.tlb_known = 1;
-	ctx.ntlb = 0;
-	ctx.page = pr->page;
-	for (i = 0; i < pr->nlocal; i++) {
-		x[i] = (double)pr->local[i].bytes;
-		y[i] = pr->local[i].ns;
+	double lo = HUGE_VAL, hi = -HUGE_VAL;
+	int i;
+	for (i = n - k; i < n; i++) {
+		double v = p ? p[i].ns : ns[i];
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
 	}
-	lat_read_curve(x, y, pr->nlocal, stride, &ctx, 1, sum);
+	return hi - lo;
+}
+
+/* The two chases checked against each other at memory.  The full
+ * random chase pays what the TLB-local chase pays plus its TLB misses,
+ * so at the same sizes it never reads faster.  Where its tail reads
+ * faster by more than their spread (the two tails' ranges added, and
+ * LAT_PLATEAU_TOL of the TLB-local one for what three points cannot
+ * show), one of them is not the chase it claims to be (a full chase
+ * that a prefetcher follows; a TLB-local chase slowed from outside),
+ * and neither memory figure, nor their difference, is certain. */
+static void lat_probe_agree(struct lat_probe *pr, const double *xb,
+			    const double *yn, int n)
+{
+	int k = LAT_TAIL_PTS;
+	if (pr->nlocal < k || n < k ||
+	    (double)pr->local[pr->nlocal - 1].bytes != xb[n - 1] ||
+	    (double)pr->local[pr->nlocal - k].bytes != xb[n - k])
+		return;
+	pr->spread = lat_tail_range(pr->local, NULL, pr->nlocal, k) +
+		     lat_tail_range(NULL, yn, n, k);
+	pr->disagree = pr->local_tail_ns - pr->tail_ns >
+		       pr->spread + LAT_PLATEAU_TOL * pr->local_tail_ns;
+}
+
+/* What the line-a-page chase measured a load to pay in TLBs over the
+ * pages of `bytes` (its excess, none below 0), between its points on a
+ * log scale of pages; 0 below its first point. */
+static double lat_tlb_cost(const struct lat_probe *pr, double bytes)
+{
+	double e0, e1, f;
+	int i;
+	for (i = 0; i < pr->nlpage && (double)pr->lpage[i].bytes < bytes; i++)
+		;
+	if (i == 0)
+		return 0;
+	if (i == pr->nlpage)
+		return pr->excess[i - 1] > 0 ? pr->excess[i - 1] : 0;
+	e0 = pr->excess[i - 1] > 0 ? pr->excess[i - 1] : 0;
+	e1 = pr->excess[i] > 0 ? pr->excess[i] : 0;
+	f = lat_ln(bytes / (double)pr->lpage[i - 1].bytes) /
+	    lat_ln((double)pr->lpage[i].bytes / (double)pr->lpage[i - 1].bytes);
+	return e0 + (e1 - e0) * f;
+}
+
+/* The caches and memory from the TLB-local curve (x, y: np of its sizes
+ * and readings) into sum, with ctx's TLBs; the notes on its re-timings, and
+ * the levels read across a fall they left. */
+static void lat_local_read(const struct lat_probe *pr, const double *x,
+			   const double *y, int np, size_t stride,
+			   const struct lat_ctx *ctx, struct lat_summary *sum)
+{
+	char b1[32], b2[32];
+	double lo, hi;
+	int i;
+	lat_read_curve(x, y, np, stride, ctx, 1, sum);
 	if (pr->retimed)
 		lat_note(sum, "probe points timed again: %d (on either side "
 			 "of a fall, where a point read more than %.1f times "
@@ -12102,7 +12663,81 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 			 "timed again: something outside it disturbed it, and "
 			 "the levels read across the fall are not certain", b1, b2);
 	}
-	pr->mem_ns = sum->tail_ns;
+}
+
+/* The probes read: the caches and memory from the TLB-local curve (into
+ * sum), read as a curve whose TLBs are measured (none of its rises is
+ * one); TLB levels from the line-a-page excess, on top of the TLB-local
+ * chase's first point, so a level is a TLB that holds the pages and its
+ * edge the reach.  A miss that costs as much as the second cache level
+ * (an L2 hit) is a page walk, which reads the page tables through the
+ * caches: later rises are the tables outgrowing a cache, not TLBs.  A
+ * fall the re-timings left (lat_retime) takes the certainty of the
+ * levels and TLBs read across it.  Then the full random curve, for its
+ * rises. */
+static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
+			   const double *yn, int n, size_t stride,
+			   struct lat_run *r, struct lat_summary *sum)
+{
+	struct lat_probe *pr = &r->probe;
+	struct lat_ctx ctx = *sys;
+	struct lat_summary *t = malloc(sizeof(*t));
+	double *x = malloc((size_t)(pr->nlpage + pr->nlocal) * 2 * sizeof(*x));
+	double *y, walk, lo = 0, hi = 0, tailv[LAT_TAIL_PTS];
+	int i, k, fell, kept, dropped;
+	if (!t || !x)
+		die("out of memory for the summary");
+	y = x + pr->nlpage + pr->nlocal;
+	/* what the points say of themselves: the TLB-local points that are
+	 * the sweep's own, the pages the line-a-page chase crossed, and its
+	 * excess over the TLB-local chase of as many lines */
+	for (i = pr->shared = 0; i < pr->nlocal; i++)
+		pr->shared += (double)pr->local[i].bytes <= pr->window;
+	pr->seen = pr->nlpage ? (double)pr->lpage[pr->nlpage - 1].bytes / pr->page : 0;
+	for (i = 0; i < pr->nlpage; i++)
+		pr->excess[i] = pr->lpage[i].ns -
+				lat_curve_at(pr->local, pr->nlocal,
+					     (double)pr->lpage[i].bytes / pr->page *
+					     (double)stride);
+	ctx.pattern = P_RANDOM;
+	ctx.tlb_known = 1;
+	ctx.ntlb = 0;
+	ctx.page = pr->page;
+	/* Above its window the TLB-local chase holds the same lines as the
+	 * full random chase of that size, and should read no slower.  Where
+	 * it reads slower by more than LAT_PLATEAU_TOL (noise), and the
+	 * line-a-page chase measured TLB misses over as
+	 * many pages, its window did not stay in that TLB (a window as large
+	 * as the L1 TLB, which a cyclic order misses in every page): such a
+	 * point measured something other than the chase claims, and is left
+	 * out of the reading, not replaced by a figure nobody measured.
+	 * (Kept apart from the line-a-page chase's points, x[0..nlpage).) */
+	for (i = kept = dropped = 0; i < pr->nlocal; i++) {
+		double b = (double)pr->local[i].bytes;
+		if (pr->local[i].ns > (1 + LAT_PLATEAU_TOL) * lat_curve_at(r->pts, n, b) &&
+		    lat_tlb_cost(pr, b) > 0) {
+			lo = dropped++ ? lo : b;
+			hi = b;
+			continue;
+		}
+		x[pr->nlpage + kept] = b;
+		y[pr->nlpage + kept++] = pr->local[i].ns;
+	}
+	lat_local_read(pr, x + pr->nlpage, y + pr->nlpage, kept, stride, &ctx, sum);
+	if (dropped) {
+		char b1[32], b2[32];
+		format_bytes(b1, sizeof(b1), (unsigned long long)lo);
+		format_bytes(b2, sizeof(b2), (unsigned long long)hi);
+		lat_note(sum, "TLB-local chase points left out: %d from %s to "
+			 "%s read slower than the full random chase where TLB "
+			 "misses were measured (its window left the TLB)",
+			 dropped, b1, b2);
+	}
+	/* its own tail, as measured: what the full chase is set beside */
+	k = pr->nlocal < LAT_TAIL_PTS ? pr->nlocal : LAT_TAIL_PTS;
+	for (i = 0; i < k; i++)
+		tailv[i] = pr->local[pr->nlocal - k + i].ns;
+	pr->local_tail_ns = k > 0 ? median(tailv, (size_t)k) : sum->tail_ns;
 	pr->tail_ns = sum->tail_ns;
 	pr->mem_reached = sum->nlevels > 0 &&
 			  strcmp(sum->level[sum->nlevels - 1].name, "DRAM") == 0;
@@ -12149,10 +12784,27 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		if (tl->miss_ns >= walk)
 			break;
 	}
-	/* the full random curve: its rises, set beside the levels measured */
 	ctx.ncaches = sys->ncaches;
+	/* memory's own latency: the median of the TLB-local chase's whole
+	 * memory plateau, which one slow point at its end cannot move */
+	if (pr->mem_reached) {
+		const struct lat_level *mem = &sum->level[sum->nlevels - 1];
+		pr->mem_from = mem->from;
+		for (k = 0; k < kept && x[pr->nlpage + k] < mem->from; k++)
+			;
+		pr->mem_pts = kept - k;
+		pr->mem_ns = kept > k ? median(y + pr->nlpage + k,
+					       (size_t)(kept - k))
+				      : pr->local_tail_ns;
+	} else {
+		pr->mem_ns = pr->local_tail_ns;
+	}
+	/* the full random curve: its rises, set beside the levels measured */
 	lat_read_curve(xb, yn, n, stride, &ctx, 0, &pr->full);
 	pr->tail_ns = pr->full.tail_ns;
+	lat_probe_agree(pr, xb, yn, n);
+	if (pr->disagree && sum->nlevels > 0) /* the level memory's figure is */
+		sum->level[sum->nlevels - 1].disturbed = 1;
 	lat_probe_hidden(pr, sum, xb, yn, n, walk, (double)r->plan.bytes);
 	/* the summary's tail stays the printed curve's, as before */
 	sum->tail_ns = pr->full.tail_ns;
@@ -12163,23 +12815,85 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 	free(x);
 }
 
-/* The sweep: per stride, every size's point, the block's summary, and
- * on the first stride --chains and --load-threads. */
+/* A measured figure as the record holds it (json_num's digits): the
+ * analysis reads the figures so rounded, live and from a record alike,
+ * so that a run's summary and the replay of its record are the same. */
+static double lat_as_recorded(double v)
+{
+	char b[40];
+	if (!finite_d(v))
+		return v;
+	snprintf(b, sizeof(b), JSON_NUM_FORMAT, v);
+	return strtod(b, NULL);
+}
+
+/* The analysis: every stride's summary, and the probes' reading, from
+ * what a record holds and nothing else: the points (as recorded), the
+ * probes' curves, the OS's caches in si, the base page, the buffer's
+ * pages, the pattern and strides in o.  A live run calls it once it has
+ * measured; --curve-in with a record calls it on the record. */
+static void lat_summarise(const struct options *o, const struct system_info *si,
+			  struct lat_run *r)
+{
+	struct lat_probe *pr = &r->probe;
+	double *xb, *yn;
+	int s, i, t;
+	r->mhz = lat_as_recorded(r->mhz);
+	for (i = 0; i < r->npts; i++)
+		r->pts[i].ns = lat_as_recorded(r->pts[i].ns);
+	for (i = 0; pr->ran && i < pr->nlocal; i++)
+		pr->local[i].ns = lat_as_recorded(pr->local[i].ns);
+	for (i = 0; pr->ran && i < pr->nlpage; i++)
+		pr->lpage[i].ns = lat_as_recorded(pr->lpage[i].ns);
+	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
+	xb = malloc((size_t)(r->npts ? r->npts : 1) * 2 * sizeof(*xb));
+	if (!r->sums || !xb)
+		die("out of memory for the summary");
+	yn = xb + (r->npts ? r->npts : 1);
+	for (s = 0; s < o->nstrides; s++) {
+		struct lat_ctx ctx;
+		size_t stride = o->strides[s];
+		int n = 0;
+		for (i = 0; i < r->npts; i++)
+			if (r->pts[i].stride == stride) {
+				xb[n] = (double)r->pts[i].bytes;
+				yn[n++] = r->pts[i].ns;
+			}
+		lat_ctx_from_system(&ctx, si, o->pattern, r->base_page);
+		/* the pages the probes crossed, or would have */
+		if (s == 0 && !o->lmrd && !pr->ran)
+			pr->page = r->pages.known && r->pages.page_kib * 1024.0 >
+				   ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+		ctx.page = pr->page > 0 ? pr->page : ctx.page;
+		/* the other strides' curves: the TLBs the probes measured are
+		 * the only ones whose reach can be doubted as a cache's edge */
+		ctx.tlb_known = pr->ran;
+		for (t = 0; t < pr->ntlbs; t++)
+			ctx.reach[ctx.ntlb++] = pr->tlb[t].reach;
+		if (s == 0 && pr->ran)
+			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
+		else
+			lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
+				       &r->sums[s]);
+	}
+	free(xb);
+}
+
+/* The sweep: per stride, every size's point; on the first stride the
+ * probes, --chains and --load-threads; then the analysis. */
 static void lat_sweep(const struct options *o, const struct system_info *si,
 		      struct lat_run *r)
 {
 	int maxsizes = (o->lmrd ? 16 : o->spo) * 64 + 2, s, i;
 	size_t *sizes = malloc((size_t)maxsizes * sizeof(*sizes));
 	r->pts = malloc((size_t)(maxsizes * o->nstrides + 1) * sizeof(*r->pts));
-	r->sums = calloc((size_t)o->nstrides, sizeof(*r->sums));
-	if (!sizes || !r->pts || !r->sums)
+	if (!sizes || !r->pts)
 		die("out of memory for the sweep");
+	r->base_page = (double)lat_page_bytes();
 	for (s = 0; s < o->nstrides; s++) {
 		struct lat_chain cs[MAX_REGIONS], *c = &cs[0];
-		struct lat_ctx ctx;
 		size_t stride = o->strides[s];
 		int n = lat_sizes(o, stride, sizes, maxsizes), first = r->npts, t;
-		double *xb, *yn;
 		for (t = 0; t < r->plan.regions; t++)
 			lat_chain_init(&cs[t], r->bufs[t].data, (size_t)o->lat_max,
 				       stride, o->pattern, lat_page_bytes());
@@ -12197,29 +12911,20 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			{
 				void *heads[1];
 				heads[0] = lat_chain_build(c, lines);
-				lat_chain_verify(heads[0], lines);
 				lat_time_point(heads, 1, p, 0);
 			}
 			r->unstable += !p->stable;
 			lat_report_point(p);
 		}
 		lat_report_block_end();
-		xb = malloc((size_t)(n ? n : 1) * sizeof(*xb));
-		yn = malloc((size_t)(n ? n : 1) * sizeof(*yn));
-		if (!xb || !yn)
-			die("out of memory for the summary");
-		for (i = 0; i < n; i++) {
-			xb[i] = (double)r->pts[first + i].bytes;
-			yn[i] = r->pts[first + i].ns;
-		}
-		lat_ctx_from_system(&ctx, si, o->pattern);
 		if (s == 0 && !o->lmrd) {
 			const char *no;
 			r->probe.page = r->pages.known && r->pages.page_kib * 1024.0 >
-					ctx.page ? r->pages.page_kib * 1024.0 : ctx.page;
+					r->base_page ? r->pages.page_kib * 1024.0
+						     : r->base_page;
 			/* the window is base pages whatever pages the buffer got:
 			 * 64 huge pages are no TLB-local span */
-			r->probe.window = LAT_LOCAL_PAGES * ctx.page;
+			r->probe.window = LAT_LOCAL_PAGES * r->base_page;
 			no = lat_probe_refusal(o, r, stride, r->probe.why,
 					       sizeof(r->probe.why));
 			if (no && no != r->probe.why)
@@ -12228,19 +12933,6 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 				lat_probe_measure(o, r, sizes, n, stride,
 						  r->pts + first);
 		}
-		ctx.page = r->probe.page > 0 ? r->probe.page : ctx.page;
-		/* the other strides' curves: the TLBs the probes measured are
-		 * the only ones whose reach can be doubted as a cache's edge */
-		ctx.tlb_known = r->probe.ran;
-		for (t = 0; t < r->probe.ntlbs; t++)
-			ctx.reach[ctx.ntlb++] = r->probe.tlb[t].reach;
-		if (s == 0 && r->probe.ran)
-			lat_probe_read(&ctx, xb, yn, n, stride, r, &r->sums[s]);
-		else
-			lat_read_curve(xb, yn, n, stride, &ctx, o->pattern == P_RANDOM,
-				       &r->sums[s]);
-		free(xb);
-		free(yn);
 		if (s == 0 && o->chains > 1)
 			lat_mlp_run(o, c, (size_t)o->lat_max / stride, r);
 #ifdef _OPENMP
@@ -12252,6 +12944,602 @@ static void lat_sweep(const struct options *o, const struct system_info *si,
 			lat_chain_free(&cs[t]);
 	}
 	free(sizes);
+	lat_summarise(o, si, r);
+}
+
+/* A record's reader: bench's own JSON, read back for --curve-in.  The
+ * whole document is parsed into nodes in one array; strings are undone
+ * in place, numbers keep their text (a copy is written digit for digit).
+ * Nesting deeper than JREC_DEPTH, or anything not JSON, is refused with
+ * the byte it was met at. */
+#define JREC_DEPTH 24
+#define JREC_MAX_BYTES (256ULL << 20)
+
+enum jrec_type { JR_NULL, JR_BOOL, JR_NUM, JR_STR, JR_ARR, JR_OBJ };
+
+struct jrec_node {
+	enum jrec_type type;
+	int kid, next;   /* first member, next member; -1: none */
+	const char *key; /* in an object: the member's name */
+	const char *str; /* a string's text; a number's first digit */
+	size_t len;      /* a number's text's length */
+	double num;      /* a number's value; a boolean's 0 or 1 */
+};
+
+struct jrec {
+	const char *file;
+	char *text;
+	size_t at;
+	struct jrec_node *n;
+	int nn, cap;
+};
+
+static void jrec_fail(const struct jrec *d, const char *what)
+{
+	die("--curve-in %s: not JSON at byte %zu: %s", d->file, d->at, what);
+}
+
+static void jrec_space(struct jrec *d)
+{
+	while (d->text[d->at] == ' ' || d->text[d->at] == '\t' ||
+	       d->text[d->at] == '\n' || d->text[d->at] == '\r')
+		d->at++;
+}
+
+static int jrec_new(struct jrec *d, enum jrec_type type)
+{
+	if (d->nn == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 1024;
+		d->n = realloc(d->n, (size_t)d->cap * sizeof(*d->n));
+		if (!d->n)
+			die("out of memory reading --curve-in");
+	}
+	memset(&d->n[d->nn], 0, sizeof(d->n[0]));
+	d->n[d->nn].type = type;
+	d->n[d->nn].kid = d->n[d->nn].next = -1;
+	return d->nn++;
+}
+
+static int jrec_hex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A string at d->at (its opening quote), undone in place; returns it. */
+static const char *jrec_string(struct jrec *d)
+{
+	char *w = d->text + d->at + 1, *start = w;
+	const char *r = w;
+	for (;;) {
+		unsigned char c = (unsigned char)*r;
+		d->at = (size_t)(r - d->text);
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			jrec_fail(d, c ? "a control character in a string"
+				       : "a string never closed");
+		if (c != '\\') {
+			*w++ = *r++;
+			continue;
+		}
+		r++;
+		switch (*r) {
+		case '"': case '\\': case '/': *w++ = *r++; break;
+		case 'b': *w++ = '\b'; r++; break;
+		case 'f': *w++ = '\f'; r++; break;
+		case 'n': *w++ = '\n'; r++; break;
+		case 'r': *w++ = '\r'; r++; break;
+		case 't': *w++ = '\t'; r++; break;
+		case 'u': {
+			unsigned u = 0;
+			int k, h;
+			for (k = 1; k <= 4; k++) {
+				if ((h = jrec_hex(r[k])) < 0)
+					jrec_fail(d, "a \\u escape without four hex digits");
+				u = u * 16 + (unsigned)h;
+			}
+			r += 5;
+			/* UTF-8, no more than three bytes: six were read */
+			if (u == 0)
+				jrec_fail(d, "a \\u0000 in a string");
+			if (u < 0x80) {
+				*w++ = (char)u;
+			} else if (u < 0x800) {
+				*w++ = (char)(0xc0 | u >> 6);
+				*w++ = (char)(0x80 | (u & 0x3f));
+			} else {
+				*w++ = (char)(0xe0 | u >> 12);
+				*w++ = (char)(0x80 | (u >> 6 & 0x3f));
+				*w++ = (char)(0x80 | (u & 0x3f));
+			}
+			break;
+		}
+		default:
+			jrec_fail(d, "an unknown escape in a string");
+		}
+	}
+	*w = '\0'; /* w <= r: the closing quote is not overwritten first */
+	d->at++;
+	return start;
+}
+
+static int jrec_value(struct jrec *d, int depth)
+{
+	char *p;
+	int i, last = -1;
+	jrec_space(d);
+	p = d->text + d->at;
+	if (depth > JREC_DEPTH)
+		jrec_fail(d, "nested too deep");
+	if (*p == '{' || *p == '[') {
+		int obj = *p == '{';
+		i = jrec_new(d, obj ? JR_OBJ : JR_ARR);
+		d->at++;
+		jrec_space(d);
+		if (d->text[d->at] == (obj ? '}' : ']')) {
+			d->at++;
+			return i;
+		}
+		for (;;) {
+			const char *key = NULL;
+			int v;
+			jrec_space(d);
+			if (obj) {
+				if (d->text[d->at] != '"')
+					jrec_fail(d, "an object's member has no quoted name");
+				key = jrec_string(d);
+				jrec_space(d);
+				if (d->text[d->at] != ':')
+					jrec_fail(d, "no ':' after a member's name");
+				d->at++;
+			}
+			v = jrec_value(d, depth + 1);
+			d->n[v].key = key;
+			if (last < 0)
+				d->n[i].kid = v;
+			else
+				d->n[last].next = v;
+			last = v;
+			jrec_space(d);
+			if (d->text[d->at] == ',') {
+				d->at++;
+				continue;
+			}
+			if (d->text[d->at] != (obj ? '}' : ']'))
+				jrec_fail(d, obj ? "no ',' or '}' after a member"
+						 : "no ',' or ']' after an element");
+			d->at++;
+			return i;
+		}
+	}
+	if (*p == '"') {
+		i = jrec_new(d, JR_STR);
+		d->n[i].str = jrec_string(d);
+		return i;
+	}
+	if (strncmp(p, "null", 4) == 0 || strncmp(p, "true", 4) == 0 ||
+	    strncmp(p, "false", 5) == 0) {
+		i = jrec_new(d, *p == 'n' ? JR_NULL : JR_BOOL);
+		d->n[i].num = *p == 't';
+		d->at += *p == 'f' ? 5 : 4;
+		return i;
+	}
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		/* JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+		char *q = p + (*p == '-'), *end;
+		if (!isdigit((unsigned char)*q) || (*q == '0' && isdigit((unsigned char)q[1])))
+			jrec_fail(d, "a number not written as JSON writes one");
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q == '.') {
+			if (!isdigit((unsigned char)*++q))
+				jrec_fail(d, "a number not written as JSON writes one");
+			while (isdigit((unsigned char)*q))
+				q++;
+		}
+		if (*q == 'e' || *q == 'E') {
+			q += q[1] == '+' || q[1] == '-' ? 2 : 1;
+			if (!isdigit((unsigned char)*q))
+				jrec_fail(d, "a number not written as JSON writes one");
+			while (isdigit((unsigned char)*q))
+				q++;
+		}
+		i = jrec_new(d, JR_NUM);
+		d->n[i].str = p;
+		d->n[i].len = (size_t)(q - p);
+		d->n[i].num = strtod(p, &end);
+		if (end != q || !finite_d(d->n[i].num))
+			jrec_fail(d, "a number out of range");
+		d->at = (size_t)(q - d->text);
+		return i;
+	}
+	jrec_fail(d, *p ? "no JSON value here" : "the document ends early");
+	return -1;
+}
+
+/* Read and parse the whole file (f, named file); the root is node 0. */
+static void jrec_read(struct jrec *d, FILE *f, const char *file)
+{
+	size_t len = 0, cap = 0, got;
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			if (cap > JREC_MAX_BYTES + 4096 + 1)
+				die("--curve-in %s: larger than the %llu MiB a record "
+				    "may be", file, JREC_MAX_BYTES >> 20);
+			d->text = realloc(d->text, cap);
+			if (!d->text)
+				die("out of memory reading --curve-in");
+		}
+		got = fread(d->text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f))
+		die("--curve-in %s: %s", file, strerror(errno));
+	d->text[len] = '\0';
+	if (strlen(d->text) != len)
+		die("--curve-in %s: a NUL byte in a JSON record", file);
+	jrec_value(d, 0);
+	jrec_space(d);
+	if (d->text[d->at])
+		jrec_fail(d, "more after the document");
+}
+
+/* The member `key` of object node i; -1 where i is no object or has none. */
+static int jrec_get(const struct jrec *d, int i, const char *key)
+{
+	int k;
+	if (i < 0 || d->n[i].type != JR_OBJ)
+		return -1;
+	for (k = d->n[i].kid; k >= 0; k = d->n[k].next)
+		if (strcmp(d->n[k].key, key) == 0)
+			return k;
+	return -1;
+}
+
+/* The node at a dotted path below i ("run.buffer.page_kib"); -1: none. */
+static int jrec_path(const struct jrec *d, int i, const char *path)
+{
+	char part[64];
+	while (i >= 0 && *path) {
+		size_t k = strcspn(path, ".");
+		if (k >= sizeof(part))
+			return -1;
+		memcpy(part, path, k);
+		part[k] = '\0';
+		i = jrec_get(d, i, part);
+		path += k + (path[k] == '.');
+	}
+	return i;
+}
+
+/* A field the analysis needs: of the type wanted (or null, where
+ * may_null), else one line naming it and exit 2.  `at` names node i in
+ * the message ("" for the record's root). */
+static int jrec_need(const struct jrec *d, int i, const char *at,
+		     const char *path, enum jrec_type type, int may_null)
+{
+	static const char *const names[] = {"null", "a boolean", "a number",
+					    "a string", "an array", "an object"};
+	int k = jrec_path(d, i, path);
+	if (k < 0)
+		die("--curve-in %s: the record has no %s%s (not a bench latency "
+		    "record, or one from a bench that did not write it)", d->file,
+		    at, path);
+	if (d->n[k].type != type && !(may_null && d->n[k].type == JR_NULL))
+		die("--curve-in %s: %s%s is %s, not %s", d->file, at, path,
+		    names[d->n[k].type], names[type]);
+	return k;
+}
+
+/* A whole number of at least lo at path below i. */
+static double jrec_count(const struct jrec *d, int i, const char *at,
+			 const char *path, double lo)
+{
+	double v = d->n[jrec_need(d, i, at, path, JR_NUM, 0)].num;
+	if (v != (double)(long long)v || v < lo || v > 1e18)
+		die("--curve-in %s: %s%s is %.17g, not a whole number from %.0f",
+		    d->file, at, path, v, lo);
+	return v;
+}
+
+/* A latency in ns at path below i: finite, positive, below 1e9. */
+static double jrec_ns(const struct jrec *d, int i, const char *at,
+		      const char *path)
+{
+	double v = d->n[jrec_need(d, i, at, path, JR_NUM, 0)].num;
+	if (!(v > 0) || v >= 1e9)
+		die("--curve-in %s: %s%s is %.17g, not a latency in ns", d->file,
+		    at, path, v);
+	return v;
+}
+
+static int jrec_count_kids(const struct jrec *d, int i)
+{
+	int k, n = 0;
+	for (k = d->n[i].kid; k >= 0; k = d->n[k].next)
+		n++;
+	return n;
+}
+
+/* Write node i (under key, NULL in an array) as it was read. */
+static void jrec_copy(const struct jrec *d, const char *key, int i)
+{
+	const struct jrec_node *v = &d->n[i];
+	int k;
+	json_sep(NULL);
+	if (key) {
+		json_string_value(key);
+		fputc(':', out.json);
+	}
+	switch (v->type) {
+	case JR_NULL: fputs("null", out.json); break;
+	case JR_BOOL: fputs(v->num ? "true" : "false", out.json); break;
+	case JR_NUM: fwrite(v->str, 1, v->len, out.json); break;
+	case JR_STR: json_string_value(v->str); break;
+	case JR_ARR: case JR_OBJ:
+		fputc(v->type == JR_OBJ ? '{' : '[', out.json);
+		json_first[++json_depth] = 1;
+		for (k = v->kid; k >= 0; k = d->n[k].next)
+			jrec_copy(d, v->type == JR_OBJ ? d->n[k].key : NULL, k);
+		json_close(v->type == JR_OBJ ? '}' : ']');
+		break;
+	}
+}
+
+/* The points of a record's curve (an array at path below lat) for a
+ * probe, or for the curve itself (with stride): sizes rising (within a
+ * stride), latencies positive; *n counts them. */
+static struct lat_point *lat_record_points(const struct jrec *d, int lat,
+					   const char *path, int with_stride,
+					   int *n)
+{
+	int arr = jrec_need(d, lat, "", path, JR_ARR, 0), k, i = 0;
+	int cnt = jrec_count_kids(d, arr);
+	struct lat_point *p = calloc((size_t)(cnt ? cnt : 1), sizeof(*p));
+	char at[64];
+	if (!p)
+		die("out of memory reading --curve-in");
+	for (k = d->n[arr].kid; k >= 0; k = d->n[k].next, i++) {
+		int f;
+		snprintf(at, sizeof(at), "%s[%d].", path, i);
+		p[i].stride = with_stride ? (size_t)jrec_count(d, k, at, "stride", 1) : 0;
+		p[i].bytes = (size_t)jrec_count(d, k, at, "bytes", 1);
+		p[i].ns = jrec_ns(d, k, at, "ns");
+		if (!with_stride) { /* a probe's point timed again: its first */
+			f = jrec_need(d, k, at, "first_ns", JR_NUM, 1);
+			p[i].first_ns = d->n[f].type == JR_NULL ? 0 : d->n[f].num;
+		}
+		p[i].stable = 1;
+		if (i > 0 && p[i].stride == p[i - 1].stride && p[i].bytes <= p[i - 1].bytes)
+			die("--curve-in %s: %s[%d].bytes does not rise from the point "
+			    "before", d->file, path, i);
+	}
+	*n = cnt;
+	return p;
+}
+
+/* A record (bench latency --json, or bench all --json) read into what
+ * lat_summarise() reads: o's pattern and strides, si's caches, r's
+ * points, probes, pages, clock.  Nothing is measured or guessed: a
+ * field the analysis needs and the record lacks is named, and exit 2.
+ * Returns the latency object's node. */
+static int lat_record_read(const struct jrec *d, struct options *o,
+			   struct system_info *si, struct lat_run *r)
+{
+	int lat = 0, sys, k, i, pr, arr;
+	const char *mode = d->n[jrec_need(d, 0, "", "mode", JR_STR, 0)].str;
+	char at[64];
+	if (d->n[0].type != JR_OBJ)
+		die("--curve-in %s: the record is no JSON object", d->file);
+	if (strcmp(mode, "all") == 0)
+		lat = jrec_need(d, 0, "", "latency", JR_OBJ, 0);
+	else if (strcmp(mode, "latency") != 0)
+		die("--curve-in %s: a record of bench %s, which has no latency curve",
+		    d->file, mode);
+	if (jrec_get(d, 0, "replay") >= 0)
+		die("--curve-in %s: a replay's output, not a record: replay the "
+		    "record it came from", d->file);
+	/* the OS's caches, as the recorded run read them */
+	sys = jrec_need(d, 0, "", "system", JR_OBJ, 0);
+	arr = jrec_need(d, sys, "system.", "caches", JR_ARR, 0);
+	memset(si, 0, sizeof(*si));
+	for (k = d->n[arr].kid, i = 0; k >= 0; k = d->n[k].next, i++) {
+		struct cache_info *c;
+		const char *type;
+		if (si->ncaches == MAX_CACHES)
+			die("--curve-in %s: system.caches holds more than %d caches",
+			    d->file, MAX_CACHES);
+		c = &si->caches[si->ncaches++];
+		snprintf(at, sizeof(at), "system.caches[%d].", i);
+		c->level = (int)jrec_count(d, k, at, "level", 1);
+		type = d->n[jrec_need(d, k, at, "type", JR_STR, 0)].str;
+		if (strlen(type) >= sizeof(c->type))
+			die("--curve-in %s: %stype is longer than a cache type",
+			    d->file, at);
+		strcpy(c->type, type);
+		c->bytes = (unsigned long long)jrec_count(d, k, at, "bytes", 1);
+	}
+	k = jrec_need(d, sys, "system.", "caches_made_up_by", JR_STR, 1);
+	si->caches_fake = d->n[k].type == JR_STR ? d->n[k].str : NULL;
+	k = jrec_need(d, sys, "system.", "cache_line", JR_NUM, 1);
+	si->line = d->n[k].type == JR_NUM ? (int)jrec_count(d, sys, "system.",
+							    "cache_line", 1) : 0;
+	/* the run */
+	{
+		const char *pat = d->n[jrec_need(d, lat, "", "run.pattern", JR_STR, 0)].str;
+		for (i = 0; i < 3 && strcmp(pat, lat_pattern_names[i]); i++)
+			;
+		if (i == 3)
+			die("--curve-in %s: run.pattern \"%s\" is no pattern bench "
+			    "knows", d->file, pat);
+		o->pattern = (enum lat_pattern)i;
+	}
+	arr = jrec_need(d, lat, "", "run.strides", JR_ARR, 0);
+	o->nstrides = 0;
+	for (k = d->n[arr].kid, i = 0; k >= 0; k = d->n[k].next, i++) {
+		snprintf(at, sizeof(at), "run.strides[%d]", i);
+		if (o->nstrides == LAT_MAX_STRIDES)
+			die("--curve-in %s: run.strides holds more than %d strides",
+			    d->file, LAT_MAX_STRIDES);
+		o->strides[o->nstrides++] = (size_t)jrec_count(d, k, at, "", 1);
+	}
+	if (o->nstrides == 0)
+		die("--curve-in %s: run.strides is empty", d->file);
+	o->lat_max = (unsigned long long)jrec_count(d, lat, "", "run.max_bytes", 1);
+	r->plan.bytes = (size_t)o->lat_max;
+	{
+		const char *alloc = d->n[jrec_need(d, lat, "", "run.alloc", JR_STR, 0)].str;
+		for (i = 0; i < (int)(sizeof(alloc_names) / sizeof(alloc_names[0])) &&
+			    strcmp(alloc, alloc_names[i]); i++)
+			;
+		if (i == (int)(sizeof(alloc_names) / sizeof(alloc_names[0])))
+			die("--curve-in %s: run.alloc \"%s\" is no allocation bench "
+			    "knows", d->file, alloc);
+		r->plan.mode = (enum alloc_mode)i;
+	}
+	r->pages.page_kib = (unsigned long)jrec_count(d, lat, "", "run.buffer.page_kib", 0);
+	r->pages.known = r->pages.page_kib > 0;
+	r->pages.huge_pct = d->n[jrec_need(d, lat, "", "run.buffer.huge_pct", JR_NUM, 0)].num;
+	r->cpu = (int)d->n[jrec_need(d, lat, "", "run.cpu", JR_NUM, 0)].num;
+	/* the clock: for cycles only */
+	k = jrec_need(d, lat, "", "clock.mhz", JR_NUM, 1);
+	r->mhz = d->n[k].type == JR_NUM ? d->n[k].num : 0;
+	r->mhz_source = d->n[jrec_need(d, lat, "", "clock.source", JR_STR, 0)].str;
+	k = jrec_need(d, lat, "", "clock.runs", JR_NUM, 1);
+	r->clock_runs = d->n[k].type == JR_NUM ? (int)d->n[k].num : 0;
+	k = jrec_need(d, lat, "", "clock.preempted_runs", JR_NUM, 1);
+	r->clock_preempted = d->n[k].type == JR_NUM ? (int)d->n[k].num : -1;
+	/* the curve, every stride's */
+	r->pts = lat_record_points(d, lat, "curve", 1, &r->npts);
+	for (i = 0; i < r->npts; i++) {
+		for (k = 0; k < o->nstrides && o->strides[k] != r->pts[i].stride; k++)
+			;
+		if (k == o->nstrides)
+			die("--curve-in %s: curve[%d].stride is none of run.strides",
+			    d->file, i);
+	}
+	/* the probes, or why they did not run */
+	pr = jrec_need(d, lat, "", "probes", JR_OBJ, 1);
+	if (d->n[pr].type == JR_NULL) {
+		/* their pages, which the other strides' reading needs, are the
+		 * base page's where the buffer's are not larger: a bench that
+		 * wrote no base page left that unsaid */
+		r->base_page = jrec_count(d, lat, "", "run.base_page_bytes", 1);
+		k = jrec_need(d, lat, "", "summary", JR_ARR, 0);
+		k = d->n[k].kid;
+		if (k >= 0 && (k = jrec_need(d, k, "summary[0].",
+					     "not_measured_apart", JR_STR, 1)) >= 0 &&
+		    d->n[k].type == JR_STR)
+			snprintf(r->probe.why, sizeof(r->probe.why), "%s", d->n[k].str);
+	} else {
+		struct lat_probe *p = &r->probe;
+		k = jrec_get(d, lat, "run");
+		k = jrec_get(d, k, "base_page_bytes");
+		r->base_page = k >= 0 ? jrec_count(d, lat, "", "run.base_page_bytes", 1) : 0;
+		p->ran = 1;
+		p->page = jrec_count(d, pr, "probes.", "page_bytes", 1);
+		p->window = jrec_count(d, pr, "probes.", "local_window_bytes", 1);
+		p->retimed = (int)jrec_count(d, pr, "probes.", "retimed", 0);
+		p->local = lat_record_points(d, lat, "probes.tlb_local", 0, &p->nlocal);
+		p->lpage = lat_record_points(d, lat, "probes.line_a_page", 0, &p->nlpage);
+		p->excess = calloc((size_t)(p->nlpage ? p->nlpage : 1), sizeof(*p->excess));
+		if (!p->excess)
+			die("out of memory reading --curve-in");
+		if (p->nlocal == 0)
+			die("--curve-in %s: probes.tlb_local is empty", d->file);
+		if (p->nlpage == 0) {
+			k = d->n[jrec_need(d, lat, "", "summary", JR_ARR, 0)].kid;
+			if (k < 0)
+				die("--curve-in %s: the record has no summary[0] to say "
+				    "why probes.line_a_page is empty", d->file);
+			k = jrec_need(d, k, "summary[0].", "tlbs_seen.not_measured",
+				      JR_STR, 0);
+			snprintf(p->lpage_why, sizeof(p->lpage_why), "%s", d->n[k].str);
+		}
+	}
+	return lat;
+}
+
+/* --curve-in with a record: its analysis again, by this build, and the
+ * summary a live run prints, text and JSON; nothing is measured. */
+/* Flags a record answers itself: given with one, refused, not ignored. */
+static void lat_record_options(const struct options *o)
+{
+	static const char *const own[] = {"caches", "tlb", "pattern", "stride",
+					  "min", "max", "mhz"};
+	size_t k;
+	for (k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+		if (opt_given(o, own[k]))
+			die("--%s: %s is a bench record, which holds its own (--%s is "
+			    "for a \"size_MB ns\" curve or a live run)", own[k],
+			    o->curve_in, own[k]);
+}
+
+static int lat_replay(struct options *o, struct jrec *d)
+{
+	struct system_info *si = calloc(1, sizeof(*si));
+	struct lat_run r;
+	char b[32], pg[64];
+	int lat, i;
+	if (!si)
+		die("out of memory reading --curve-in");
+	memset(&r, 0, sizeof(r));
+	lat = lat_record_read(d, o, si, &r);
+	lat_summarise(o, si, &r);
+	if (out.json) {
+		json_open(NULL, '{');
+		json_str("schema", JSON_SCHEMA);
+		json_str("mode", "latency");
+		json_open("command", '[');
+		for (i = 0; i < cmd_argc; i++)
+			json_str(NULL, cmd_argv[i]);
+		json_close(']');
+		json_build();
+		json_open("replay", '{');
+		json_str("source", o->curve_in);
+		jrec_copy(d, "mode", jrec_get(d, 0, "mode"));
+		jrec_copy(d, "command", jrec_need(d, 0, "", "command", JR_ARR, 0));
+		jrec_copy(d, "build", jrec_need(d, 0, "", "build", JR_OBJ, 0));
+		jrec_copy(d, "warnings", jrec_need(d, 0, "", "warnings", JR_ARR, 0));
+		json_close('}');
+		jrec_copy(d, "system", jrec_get(d, 0, "system"));
+		jrec_copy(d, "run", jrec_get(d, lat, "run"));
+		jrec_copy(d, "clock", jrec_get(d, lat, "clock"));
+		jrec_copy(d, "curve", jrec_get(d, lat, "curve"));
+		json_open("summary", '[');
+		for (i = 0; i < o->nstrides; i++)
+			lat_json_summary(&r.sums[i], r.mhz, i ? NULL : &r.probe);
+		json_close(']');
+		lat_json_probe_curves(&r.probe);
+		json_end();
+	}
+	if (out.text) {
+		text_warnings("# WARNING: ");
+		format_bytes(b, sizeof(b), o->lat_max);
+		if (r.pages.known)
+			snprintf(pg, sizeof(pg), "%lu KiB pages (%.0f%% huge)",
+				 r.pages.page_kib, r.pages.huge_pct);
+		else
+			snprintf(pg, sizeof(pg), "pages of unknown size (no smaps)");
+		printf("# membench %s latency: a replay of a record, nothing "
+		       "measured: pattern %s, alloc %s, %s on %s, chase on CPU %d\n",
+		       BENCH_VERSION, lat_pattern_names[o->pattern],
+		       alloc_names[r.plan.mode], b, pg, r.cpu);
+		lat_print_clock(&r);
+		lat_print_strides(&r, o->nstrides);
+		lat_print_os_caches(si);
+	}
+	free(r.pts);
+	free(r.sums);
+	free(r.probe.local);
+	free(r.probe.lpage);
+	free(r.probe.excess);
+	free(si);
+	return 0;
 }
 
 /* A curve file's "stride=N header line: N whole bytes, from 1 to 2^50
@@ -12293,7 +13581,7 @@ static void lat_keep(const struct lat_summary *s, double mhz)
 
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
  * a synthetic curve) and summarise each stride block. */
-static int lat_curve_file(const struct options *o, const struct system_info *si)
+static int lat_curve_file(struct options *o, const struct system_info *si)
 {
 	FILE *f = strcmp(o->curve_in, "-") ? fopen(o->curve_in, "r") : stdin;
 	char line[512];
@@ -12305,6 +13593,27 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 
 	/* The caches are those of the machine the curve came from, given
 	 * by --caches; this machine's would be a guess. */
+	if (!f)
+		die("--curve-in %s: %s", o->curve_in, strerror(errno));
+	{
+		/* bench's own record (a JSON object) holds all it needs */
+		int c;
+		while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+			;
+		if (c != EOF)
+			ungetc(c, f);
+		if (c == '{') {
+			struct jrec d;
+			lat_record_options(o);
+			jrec_read(&d, f, o->curve_in);
+			if (f != stdin)
+				fclose(f);
+			c = lat_replay(o, &d);
+			free(d.text);
+			free(d.n);
+			return c;
+		}
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.ncaches = o->ncurve_caches;
 	memcpy(ctx.cache, o->curve_caches, sizeof(ctx.cache));
@@ -12316,9 +13625,6 @@ static int lat_curve_file(const struct options *o, const struct system_info *si)
 		ctx.reach[n] = (double)o->curve_tlbs[n] * ctx.page;
 	n = 0;
 	(void)si;
-
-	if (!f)
-		die("--curve-in %s: %s", o->curve_in, strerror(errno));
 	while (!done) {
 		double mb, v;
 		char extra;
@@ -13310,7 +14616,6 @@ static void nodes_latency_column(struct nodes_run *nr, int col)
 	lat_chain_init(&ch, reg.data, (size_t)nr->bytes, nr->stride, P_RANDOM,
 		       lat_page_bytes());
 	head = lat_chain_build(&ch, lines);
-	lat_chain_verify(head, lines);
 	for (i = 0; i < nr->nrows; i++) {
 		struct nodes_cell *c = nodes_cell(nr, m, i, col);
 		struct lat_point pt;
@@ -16662,6 +17967,15 @@ static int plan_mode(struct options *o, const struct system_info *si)
 			kv_int(&s, "offset", NULL, (long long)o->offset);
 			kv_int(&s, "stagger", NULL, (long long)bw.stagger);
 			kv_int(&s, "elem_bytes", NULL, (long long)sizeof(elem_t));
+			{
+				char pairs[512];
+				uintptr_t addr[3];
+				layout_addresses(&bw, addr);
+				layout_text(pairs, sizeof(pairs), o->kernels, addr, 0, 1);
+				kv_str(&s, "layout_distances", NULL, pairs);
+				layout_text(pairs, sizeof(pairs), o->kernels, addr, 1, 1);
+				kv_str(&s, "layout_aliasing", NULL, pairs);
+			}
 		}
 		kv_int(&s, "regions", NULL, main_plan->regions);
 		kv_int(&s, "total_bytes", NULL, (long long)main_plan->total);

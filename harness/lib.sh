@@ -47,3 +47,5 @@
 . "${BASH_SOURCE[0]%/*}/lib/sweep.sh"
 # shellcheck source=harness/lib/results.sh
 . "${BASH_SOURCE[0]%/*}/lib/results.sh"
+# shellcheck source=harness/lib/offset.sh
+. "${BASH_SOURCE[0]%/*}/lib/offset.sh"

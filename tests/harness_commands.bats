@@ -11,7 +11,7 @@ load harness_helper
 setup() { harness_setup; }
 
 SCRIPTS="harness/run harness/restore harness/sweep-bind harness/sweep-freq harness/sweep-latency-pages
-harness/sweep-size harness/sweep-threads harness/bench-compare harness/latency-compare harness/time-latency-sweep
+harness/sweep-size harness/sweep-threads harness/sweep-offset harness/bench-compare harness/latency-compare harness/time-latency-sweep
 harness/loaded-latency harness/placement-spread harness/submission harness/verify
 harness/compare harness/report matrix/run-matrix matrix/find-compilers"
 

@@ -129,7 +129,7 @@ release_lock() {
 	echo 'gcc | -O2 | | plain | 1' >"$m"
 	for cmd in "harness/sweep-threads --threads 1" "harness/sweep-bind --binds none" \
 		"harness/sweep-size --llc 1M --multiples 1" "harness/sweep-latency-pages --modes thp-never" \
-		"harness/sweep-freq --freqs 2000" "harness/time-latency-sweep -n 1" \
+		"harness/sweep-freq --freqs 2000" "harness/time-latency-sweep -n 1" "harness/sweep-offset --to 0" \
 		"harness/bench-compare --ref $HARNESS_REPO/bench.c --size 1000 --rounds 1" \
 		"harness/latency-compare --ref $MEMBENCH_BENCH --kind multichase --size 64K --rounds 1" \
 		"matrix/run-matrix $m"; do

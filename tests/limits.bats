@@ -9,37 +9,8 @@
 load test_helper
 load harness_helper
 
-# fake_box ROOT LINE...: a fake /proc under ROOT/proc whose
-# self/cgroup holds the LINEs and whose mountinfo mounts cgroup2 at
-# /sys/fs/cgroup (and v1's memory and cpu controllers beside it); the
-# hierarchies lie under ROOT/cg.  Export MEMBENCH_PROCFS and
-# MEMBENCH_CGROUP to point bench at it.
-fake_box() {
-	local root="$1"
-	shift
-	fake_procfs "$root/proc" 0 0
-	mkdir -p "$root/proc/self" "$root/cg/sys/fs/cgroup/memory" \
-		"$root/cg/sys/fs/cgroup/cpu,cpuacct"
-	printf '%s\n' "$@" >"$root/proc/self/cgroup"
-	cat >"$root/proc/self/mountinfo" <<'EOT'
-22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw
-30 22 0:27 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw
-31 22 0:28 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
-32 22 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
-EOT
-	export MEMBENCH_PROCFS="$root/proc" MEMBENCH_CGROUP="$root/cg"
-}
-
-# job_box MEM CPU_MAX: fake_box with one v2 cgroup, /job, this process's;
-# MEM (bytes) is its memory.max and CPU_MAX ("QUOTA PERIOD") its cpu.max,
-# each left unset when "".  $V2 is the hierarchy's root, for more.
-job_box() {
-	V2="$BATS_TEST_TMPDIR/box/cg/sys/fs/cgroup"
-	fake_box "$BATS_TEST_TMPDIR/box" "0::/job"
-	mkdir -p "$V2/job"
-	[ -z "$1" ] || echo "$1" >"$V2/job/memory.max"
-	[ -z "$2" ] || echo "$2" >"$V2/job/cpu.max"
-}
+# fake_box and job_box, the fake cgroup trees (limits_helper.bash)
+load limits_helper
 
 # limits: bench info --json's limits as "MEM|MEM_SOURCE|CPUS|CPU_SOURCE|UNREAD"
 limits() {
@@ -82,7 +53,7 @@ limits() {
 	need jq
 	job_box $((200 << 20)) ""
 	# 200 MiB less 32 MiB and 1/64: 168,755,200 bytes for three arrays
-	fit=$(((200 * 1048576 - (32 << 20) - (200 << 20) / 64 - 3 * 4160) / 24))
+	fit=$(((200 * 1048576 - (32 << 20) - (200 << 20) / 64 - 3 * 4096) / 24))
 	run --separate-stderr "$BENCH" --plan
 	assert_success
 	assert_line "array_size=$fit"
@@ -106,7 +77,7 @@ limits() {
 	assert_line "latency_max_bytes=$((80896 << 10))"
 	# the run's size is the plan's, and the run says what capped it
 	echo $((40 << 20)) >"$V2/job/memory.max"
-	fit=$(((40 * 1048576 - (32 << 20) - (40 << 20) / 64 - 3 * 4160) / 24))
+	fit=$(((40 * 1048576 - (32 << 20) - (40 << 20) / 64 - 3 * 4096) / 24))
 	run --separate-stderr "$BENCH" -n 2 --kernels copy
 	assert_success
 	assert_line "Array size = $fit (elements), Offset = 0 (elements)"
@@ -266,33 +237,6 @@ limits() {
 	assert_success
 	printf '%s' "$output" | jq -e '.loaded.threads_over_quota == false and
 		(.warnings | any(test("CPU quota")) | not)' >/dev/null
-}
-
-@test "lat_mem_rd -P: chases above the quota or the allowed CPUs run, and a warning follows the curve" {
-	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
-	job_box "" "50000 100000"
-	# two chases on half a CPU: the curve as lat_mem_rd writes it, on
-	# stderr, then one '#' line that lmbench's readers skip
-	run --separate-stderr "$BENCH" lat_mem_rd -P 2 1 64
-	assert_success
-	assert_equal "$output" ""
-	assert_equal "$(head -n 1 <<<"$stderr")" '"stride=64'
-	assert_equal "$(grep -c '^# ' <<<"$stderr")" 1
-	assert_equal "$(tail -n 1 <<<"$stderr")" "# WARNING: -P 2: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns on the time of 1 CPU, and the figures are not the machine's"
-	# one chase, or a quota that holds both: nothing said
-	run --separate-stderr "$BENCH" lat_mem_rd -P 1 1 64
-	assert_success
-	[[ "$stderr" != *"#"* ]]
-	echo "200000 100000" >"$V2/job/cpu.max"
-	if [ "$(nproc)" -ge 2 ]; then
-		run --separate-stderr taskset -c 0,1 "$BENCH" lat_mem_rd -P 2 1 64
-		assert_success
-		[[ "$stderr" != *"#"* ]]
-	fi
-	# more chases than the CPUs it may run on, whatever the quota
-	run --separate-stderr taskset -c 0 "$BENCH" lat_mem_rd -P 2 1 64
-	assert_success
-	assert_equal "$(tail -n 1 <<<"$stderr")" "# WARNING: -P 2: 2 chases on 1 allowed CPU take turns, and each times the turns, not the memory"
 }
 
 @test "c2c's pair above the quota runs, with a warning in text and JSON, and the run marks it" {

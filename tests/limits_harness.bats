@@ -8,6 +8,7 @@
 
 load test_helper
 load harness_helper
+load limits_helper
 
 # Its tests run in order, one at a time (CONTRIBUTING.md).
 setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
@@ -111,4 +112,33 @@ knob_log() {
 	run "$HARNESS_REPO/harness/compare" "$t/b.json" "$t/c.json"
 	assert_success
 	refute_output --partial 'limits'
+}
+
+# ---- moved from limits.bats (the fast tier): lat_mem_rd's four runs
+# up to 1 MiB take 7 s on the 2-vCPU guest
+@test "lat_mem_rd -P: chases above the quota or the allowed CPUs run, and a warning follows the curve" {
+	"$BENCH" info | grep -q '^OpenMP: ' || skip "this bench was built without OpenMP"
+	job_box "" "50000 100000"
+	# two chases on half a CPU: the curve as lat_mem_rd writes it, on
+	# stderr, then one '#' line that lmbench's readers skip
+	run --separate-stderr "$BENCH" lat_mem_rd -P 2 1 64
+	assert_success
+	assert_equal "$output" ""
+	assert_equal "$(head -n 1 <<<"$stderr")" '"stride=64'
+	assert_equal "$(grep -c '^# ' <<<"$stderr")" 1
+	assert_equal "$(tail -n 1 <<<"$stderr")" "# WARNING: -P 2: 2 threads under a CPU quota of 0.50 CPUs (cgroup v2 cpu.max of /job): they take turns on the time of 1 CPU, and the figures are not the machine's"
+	# one chase, or a quota that holds both: nothing said
+	run --separate-stderr "$BENCH" lat_mem_rd -P 1 1 64
+	assert_success
+	[[ "$stderr" != *"#"* ]]
+	echo "200000 100000" >"$V2/job/cpu.max"
+	if [ "$(nproc)" -ge 2 ]; then
+		run --separate-stderr taskset -c 0,1 "$BENCH" lat_mem_rd -P 2 1 64
+		assert_success
+		[[ "$stderr" != *"#"* ]]
+	fi
+	# more chases than the CPUs it may run on, whatever the quota
+	run --separate-stderr taskset -c 0 "$BENCH" lat_mem_rd -P 2 1 64
+	assert_success
+	assert_equal "$(tail -n 1 <<<"$stderr")" "# WARNING: -P 2: 2 chases on 1 allowed CPU take turns, and each times the turns, not the memory"
 }

@@ -42,7 +42,7 @@ expected_tree() {
 	{
 		echo "755 usr/local/bin/membench"
 		for c in bench-compare compare latency-compare report restore run run-matrix submission sweep-bind sweep-freq sweep-latency-pages \
-			sweep-size sweep-threads verify; do
+			sweep-offset sweep-size sweep-threads verify; do
 			echo "755 usr/local/bin/membench-$c"
 		done
 		echo "644 usr/local/share/man/man1/membench.1"

@@ -18,8 +18,8 @@ plan_value() { printf '%s\n' "$output" | sed -n "s/^$1=//p"; }
 	# (not '! grep': bats ignores a failing ! mid-test, SC2314)
 	# shellcheck disable=SC2143
 	[ -z "$(printf '%s\n' "$output" | grep -vE '^[a-z_]+=[^ ]*$')" ]
-	# 3 arrays of 800000 bytes, shifted by 0, 4160 and 8320 bytes of stagger
-	[ "$(plan_value total_bytes)" = $((3 * 800000 + 4160 + 8320)) ]
+	# 3 arrays of 800000 bytes, shifted by 0, 4096 and 8192 bytes of stagger
+	[ "$(plan_value total_bytes)" = $((3 * 800000 + 4096 + 8192)) ]
 }
 
 @test "--plan's huge page count is the one the run refuses with" {

@@ -364,7 +364,7 @@ make_var() {
 	assert_line --regexp '^ok 1 a test that returns at once in [0-9]+ms$'
 
 	assert_line "make check: its slowest files (10 at most), wall seconds of each, setup_file included, beside other files:"
-	assert_line --regexp '^make check: [0-9]+ s in all \(budget: 20 minutes on the 2-vCPU guest, docs/testing.md\)$'
+	assert_line --regexp "^make check: [0-9]+ s in all \\(budget: $("$MEMBENCH_ROOT/tests/budget" 'make check') min on the 2-vCPU guest, docs/testing.md\\): (within budget|over budget by [0-9]+ s)\$"
 	# slow.bats first, with the 2 s of its setup_file and the 1 s of its test
 	run sed -n '/slowest files/{n;p;n;p;}' <<<"$output"
 	[[ "${lines[0]}" =~ ^\ +([0-9]+)\ s\ \ slow\.bats$ ]] || fail "first: ${lines[0]}"
@@ -375,6 +375,41 @@ make_var() {
 	run "$MEMBENCH_ROOT/tests/file-times" "$BATS_TEST_TMPDIR/log"
 	assert_success
 	assert_output ""
+}
+
+@test "make check and check-fast say their time against the budget docs/testing.md's table gives, and over budget when over" {
+	local doc=$BATS_TEST_TMPDIR/testing.md
+	# the real table has a budget for each tier make check and
+	# check-fresh report
+	for t in 'make check' 'make check-fast' 'make check-machines' 'the whole command' \
+		'./setup --test on a fresh Debian machine'; do
+		run "$MEMBENCH_ROOT/tests/budget" "$t"
+		assert_success
+		assert_output --regexp '^[0-9]+$'
+	done
+	# a table of its own: the figure is the row's, compared with the time
+	printf '%s\n' '| tier | budget | what |' '|---|---:|---|' '| `make check` | 7 min | x |' \
+		'| `make check-fast` | 1 min | y |' '| `$(rm -rf /)` | 3 min | z |' >"$doc"
+	export BUDGET_DOC=$doc
+	run "$MEMBENCH_ROOT/tests/budget" 'make check' 420
+	assert_output 'make check: 420 s in all (budget: 7 min on the 2-vCPU guest, docs/testing.md): within budget'
+	run "$MEMBENCH_ROOT/tests/budget" 'make check' 421
+	assert_output 'make check: 421 s in all (budget: 7 min on the 2-vCPU guest, docs/testing.md): over budget by 1 s'
+	run "$MEMBENCH_ROOT/tests/budget" 'make check-fast' 75
+	assert_output 'make check-fast: 75 s in all (budget: 1 min on the 2-vCPU guest, docs/testing.md): over budget by 15 s'
+	# a tier's name is data: matched whole, never as a pattern or code
+	run "$MEMBENCH_ROOT/tests/budget" '$(rm -rf /)'
+	assert_output 3
+	run "$MEMBENCH_ROOT/tests/budget" 'make .*'
+	assert_failure 1
+	run "$MEMBENCH_ROOT/tests/budget" 'make check-machines' 30
+	assert_success
+	assert_output 'make check-machines: 30 s in all (docs/testing.md gives it no budget)'
+	run "$MEMBENCH_ROOT/tests/budget" 'make check' 1e3
+	assert_failure 2
+	# check-fast prints the line of its own tier
+	run make -n -C "$(dirname "$BENCH")" check-fast
+	assert_output --partial "tests/budget 'make check-fast'"
 }
 
 @test "CI and check-fresh run exactly the README's test command, and CONTRIBUTING names the same" {

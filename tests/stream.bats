@@ -257,7 +257,7 @@ load test_helper
 	assert_success
 	run "$BENCH" -s 200000 -n 3 --stores auto
 	m='(plain|nt)/(generic|sse2|avx2|avx512)'
-	assert_line --regexp "^Allocation: thp, stores auto: copy ($m|memcpy) scale $m add $m triad $m, stagger 4160 bytes\$"
+	assert_line --regexp "^Allocation: thp, stores auto: copy ($m|memcpy) scale $m add $m triad $m, stagger 4096 bytes\$"
 }
 
 @test "BabelStream's Dot and Nstream: chosen by --kernels, validated, in text, JSON and CSV, never in the default table" {
