@@ -9054,6 +9054,31 @@ static void warn_below_rule(const struct stream_run *r)
 	     b1, r->plan.rule_elems);
 }
 
+/* The last STREAM run's --best figures (its fastest methods' run), kept
+ * for the memory row of the hierarchy at the end of `bench all` (section
+ * 23b), which takes them rather than measuring memory a second time. */
+static struct stream_kept {
+	int have, threads, valid;
+	unsigned kernels;
+	unsigned long long elems, ntimes;
+	double min_t[NKERNELS], med_t[NKERNELS];
+	struct method how[NKERNELS];
+} stream_kept;
+
+static void stream_keep_best(const struct options *o, const struct stream_run *b)
+{
+	memset(&stream_kept, 0, sizeof(stream_kept));
+	stream_kept.have = 1;
+	stream_kept.threads = threads_counted;
+	stream_kept.valid = b->valid;
+	stream_kept.kernels = o->kernels;
+	stream_kept.elems = (unsigned long long)b->n;
+	stream_kept.ntimes = b->ntimes;
+	memcpy(stream_kept.min_t, b->min_t, sizeof(stream_kept.min_t));
+	memcpy(stream_kept.med_t, b->med_t, sizeof(stream_kept.med_t));
+	memcpy(stream_kept.how, b->how, sizeof(stream_kept.how));
+}
+
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
  * results do not validate).  nested: `bench all` owns the JSON document. */
 static int stream_mode(const struct options *o, const struct system_info *si,
@@ -9071,8 +9096,10 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	warn_below_rule(&r);
 	stream_report_head(o, si, &r);
 	stream_measure(o, &r, 1);
-	if (o->best)
+	if (o->best) {
 		r.best = stream_best(o, &r);
+		stream_keep_best(o, r.best);
+	}
 	stream_report_tail(o, si, &r, nested);
 	stream_release(&r);
 	return r.valid && (!r.best || r.best->valid) ? 0 : 1;
@@ -16906,6 +16933,9 @@ struct hier_row {
 	char why[2][200];   /* why a thread count was not measured */
 	int apart[2];       /* read above the next level's: 1, 0, -1 n/a */
 	struct hier_cell cell[2][HIER_NK];
+	/* memory: 1 where the cell is the `bench all` run's own --best
+	 * figure, 0 where this row's STREAM run measured it */
+	int from_run[2][HIER_NK];
 	/* L1d: the core's peak per kernel (MB/s at nt = 1), 0 unknown */
 	double peak_mbs[HIER_NK];
 };
@@ -17094,6 +17124,7 @@ static void hier_span(size_t n, int t, int nt, size_t *lo, size_t *hi)
 }
 
 static int hier_cpu_of[MAX_THREADS];
+static int hier_cpu_one; /* where a run of 1 thread goes: plan_binding(1) */
 static int hier_pin; /* 1: bench pins, hier_cpu_of[] says where */
 
 static void hier_pin_me(int t)
@@ -17182,12 +17213,14 @@ static int hier_valid(enum kernel_id k, const struct arrays *ar, elem_t q,
 	return k != K_READ || sum == (double)n;
 }
 
-/* One kernel of one row at nt threads over n elements an array: the
- * fastest candidate by BENCH_CAL_PASSES ABBA passes, then ntimes
- * timings of it (the first a warm-up). */
+/* One kernel of one cache level's row at nt threads over n elements an
+ * array: the fastest candidate by BENCH_CAL_PASSES ABBA passes, then
+ * ntimes timings of it (the first a warm-up), each timing enough passes
+ * over the level for HIER_MIN_S.  (Memory's row is STREAM's run:
+ * hier_dram.) */
 static void hier_cell_measure(const struct options *o, struct hier_cell *c,
 			      enum kernel_id k, const struct arrays *ar, int nt,
-			      int dram, int isa)
+			      int isa)
 {
 	struct method cand[MAX_METHODS], m;
 	double cal[MAX_METHODS], sum = 0, t, best = DBL_MAX, worst = 0, *times;
@@ -17195,8 +17228,8 @@ static void hier_cell_measure(const struct options *o, struct hier_cell *c,
 	int nc = candidate_methods(k, isa, cand), i, w = 0, pass;
 	long inner = 1;
 	unsigned long long rep;
-	/* caches: plain stores only, which keep the lines in the level */
-	if (!dram) {
+	/* plain stores only, which keep the lines in the level */
+	{
 		int kept = 0;
 		for (i = 0; i < nc; i++)
 			if (cand[i].kind != SK_NT)
@@ -17204,7 +17237,7 @@ static void hier_cell_measure(const struct options *o, struct hier_cell *c,
 		nc = kept;
 	}
 	hier_init(ar, nt);
-	if (!dram) { /* passes enough for HIER_MIN_S a timing */
+	{ /* passes enough for HIER_MIN_S a timing */
 		t = hier_time(k, ar, q, cand[0], nt, 1, &sum);
 		t = hier_time(k, ar, q, cand[0], nt, 1, &sum);
 		inner = t > 0 ? (long)(HIER_MIN_S / t) + 1 : 1000;
@@ -17375,6 +17408,84 @@ static void hier_plan_rows(const struct options *o, const struct system_info *si
 	}
 }
 
+/* Memory's row at thread count nt (0: 1 thread, 1: one a core): the
+ * STREAM run of section 13 (stream_allocate, stream_prepare_on,
+ * stream_measure) of Read, Write, Copy and Triad with --stores auto,
+ * which is the run --best makes: the same candidates (each instruction
+ * set, plain and streaming stores, libc's memcpy for Copy), the same
+ * calibration, the kernels interleaved in each repetition, the best
+ * time of repetitions 2..ntimes, on STREAM's three arrays of -s
+ * elements.  So memory's row is --best's figure for the same kernels,
+ * threads and array size by construction.  In `bench all` with --best,
+ * the kernels whose figure the run's --best table already has at this
+ * thread count and array size are taken from it, not measured again.
+ * The arrays are allocated once (*have) and prepared again per count. */
+static void hier_dram(const struct options *o, const struct system_info *si,
+		      struct hier_row *r, int nt, struct stream_run *run,
+		      int *have)
+{
+	struct options so = *o;
+	struct alloc_plan p;
+	unsigned want = 0;
+	int k, n = r->threads[nt], cpus[MAX_THREADS], i, before;
+	alloc_plan(&p, o, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
+	for (k = 0; k < HIER_NK; k++) {
+		int kk = hier_kernels[k];
+		struct hier_cell *c = &r->cell[nt][k];
+		if (stream_kept.have && stream_kept.threads == n &&
+		    stream_kept.elems == p.elems &&
+		    (stream_kept.kernels & (1u << kk))) {
+			double b = kernel_bytes(kk, (size_t)p.elems);
+			/* json_kernel_times()'s formula, so the figures are one */
+			c->mbs = 1.0E-06 * b / stream_kept.min_t[kk];
+			c->spread_pct = 100 * (stream_kept.med_t[kk] -
+					       stream_kept.min_t[kk]) /
+					stream_kept.min_t[kk];
+			c->how = stream_kept.how[kk];
+			c->valid = stream_kept.valid;
+			r->from_run[nt][k] = 1;
+		} else {
+			want |= 1u << kk;
+		}
+	}
+	if (!want)
+		return;
+	so.kernels = want;
+	so.nt_stores = STORES_AUTO;
+	so.best = 0;
+	so.placement = 0;
+	if (!*have) {
+		memset(run, 0, sizeof(*run));
+		run->plan = p;
+		stream_allocate(&so, run);
+		*have = 1;
+	}
+	for (i = 0; i < n && i < MAX_THREADS; i++)
+		cpus[i] = n == 1 ? hier_cpu_one : hier_cpu_of[i];
+	before = threads_requested();
+#ifdef _OPENMP
+	omp_set_num_threads(n);
+#endif
+	stream_prepare_on(&so, run, hier_pin ? cpus : NULL, hier_pin ? n : 0);
+	stream_measure(&so, run, 0);
+#ifdef _OPENMP
+	omp_set_num_threads(before);
+#endif
+	(void)before;
+	for (k = 0; k < HIER_NK; k++) {
+		int kk = hier_kernels[k];
+		struct hier_cell *c = &r->cell[nt][k];
+		if (!(want & (1u << kk)))
+			continue;
+		c->mbs = 1.0E-06 * kernel_bytes(kk, run->n) / run->min_t[kk];
+		c->spread_pct = 100 * (run->med_t[kk] - run->min_t[kk]) /
+				run->min_t[kk];
+		c->how = run->how[kk];
+		c->valid = run->valid;
+	}
+}
+
 /* Measure every row: caches on hier_arrays sized per kernel (the
  * working set is the kernel's arrays together), memory on STREAM's
  * three arrays as alloc_plan() lays them out, each kernel over all n. */
@@ -17382,9 +17493,8 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 			 struct hier_run *h)
 {
 	struct hier_arrays ha;
-	struct alloc_plan p;
-	struct region reg[3];
-	int i, nt, k;
+	struct stream_run dram;
+	int i, nt, k, dram_have = 0;
 	memset(&ha, 0, sizeof(ha));
 	for (i = 0; i < h->nrows; i++) {
 		struct hier_row *r = &h->row[i];
@@ -17397,24 +17507,7 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 				continue;
 			}
 			if (r->dram) {
-				if (nt == 0 || !r->measured[0]) {
-					alloc_plan(&p, o, M_STREAM, reported_llc(si),
-						   reported_llc_instances(si), 1);
-					alloc_regions(&p, reg);
-				}
-				for (k = 0; k < HIER_NK; k++) {
-					struct arrays ar;
-					ar.a = reg[0].data;
-					ar.b = reg[1].data;
-					ar.c = reg[2].data;
-					ar.n = (size_t)p.elems;
-					hier_cell_measure(o, &r->cell[nt][k],
-							  (enum kernel_id)hier_kernels[k],
-							  &ar, r->threads[nt], 1, h->isa);
-				}
-				if (nt == 1 || r->threads[1] == 1)
-					for (k = 0; k < 3; k++)
-						region_free(&reg[k]);
+				hier_dram(o, si, r, nt, &dram, &dram_have);
 				continue;
 			}
 			for (k = 0; k < HIER_NK; k++) {
@@ -17425,7 +17518,7 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 				hier_arrays_get(&ha, n);
 				ha.ar.n = n;
 				hier_cell_measure(o, &r->cell[nt][k], (enum kernel_id)kk,
-						  &ha.ar, r->threads[nt], 0, h->isa);
+						  &ha.ar, r->threads[nt], h->isa);
 			}
 		}
 		for (nt = 0; nt < 2; nt++)
@@ -17433,6 +17526,8 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 				h->valid &= r->cell[nt][k].valid;
 	}
 	os_aligned_free(ha.block);
+	if (dram_have)
+		stream_release(&dram);
 	/* told apart: Read above the next measured level's by its spread */
 	for (nt = 0; nt < 2; nt++)
 		for (i = 0; i < h->nrows; i++) {
@@ -17516,6 +17611,21 @@ static void hier_print_text(const struct hier_run *h)
 	       "level below's; a private level's per thread, a shared level's "
 	       "split among the threads; memory: STREAM's three arrays.\n",
 	       HIER_INSIDE, HIER_ABOVE);
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		int taken = 0;
+		if (!r->dram)
+			continue;
+		for (nt = 0; nt < 2; nt++)
+			for (k = 0; k < HIER_NK; k++)
+				taken += r->measured[nt] && r->from_run[nt][k];
+		printf("Memory: STREAM's run of the four kernels with --stores auto, "
+		       "the run --best makes (same candidates, calibration and "
+		       "best time)%s.\n", taken
+		       ? "; where this run's --best table has a kernel at the row's "
+			 "threads and array size, its figure is taken from it"
+		       : "");
+	}
 	printf("B/c/core: read's bytes per cycle per core at %.0f MHz (%s).\n",
 	       h->mhz, h->mhz_source);
 	printf("Methods (1 thread):");
@@ -17624,6 +17734,12 @@ static void hier_json(const struct hier_run *h)
 				snprintf(key, sizeof(key), "%s_method", kernel_defs[kk].name);
 				json_str(key, r->measured[nt]
 					 ? method_name(c->how, m, sizeof(m)) : NULL);
+				if (!r->dram || !r->measured[nt])
+					continue;
+				/* memory: whose run the figure is */
+				snprintf(key, sizeof(key), "%s_from", kernel_defs[kk].name);
+				json_str(key, r->from_run[nt][k] ? "run_best"
+					 : "stream_run");
 			}
 			json_num("latency_ns", r->ns);
 			json_num("latency_cycles", finite_d(r->ns) && r->mhz > 0
@@ -17696,6 +17812,8 @@ static void hier_setup(const struct options *o, struct hier_run *h)
 #ifndef _OPENMP
 	h->nt_all = 1;
 #endif
+	plan_binding(1);
+	hier_cpu_one = bind_plan.cpu_of[0];
 	plan_binding(h->nt_all);
 	hier_pin = bench_pins(o);
 	for (t = 0; t < MAX_THREADS; t++)

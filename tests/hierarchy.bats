@@ -233,3 +233,45 @@ cpuinfo() {
 	assert_line --regexp '^Memory hierarchy: bandwidth inside each level \(levels from this run.s latency sweep\)'
 	assert_line --regexp '^DRAM +1 '
 }
+
+@test "bench all --best: memory's row at the run's threads and size is the run's own --best figures, to the digit; the rest is STREAM's run" {
+	run --separate-stderr "$BENCH" all "${SMALL[@]}" -t 2 --max 1M \
+		--steps-per-octave 2 --best --kernels read,write,copy,triad --json
+	assert_success
+	jq -e '(.best.results | map({(.kernel | ascii_downcase): .best_mbs}) | add) as $b
+	  | [.hierarchy[] | select(.level == "DRAM")] as $m
+	  | ($m | length) == 2
+	  and ($m[1] | .threads == 2 and .read_mbs == $b.read and
+	       .write_mbs == $b.write and .copy_mbs == $b.copy and
+	       .triad_mbs == $b.triad and .read_from == "run_best" and
+	       .triad_from == "run_best")
+	  # 1 thread is not the run'\''s count: measured by STREAM'\''s run
+	  and ($m[0] | .threads == 1 and .read_from == "stream_run" and
+	       .triad_from == "stream_run" and .read_mbs > 0)' \
+		<<<"$output" >/dev/null
+	# without Read and Write in the run, those two are measured
+	run --separate-stderr "$BENCH" all "${SMALL[@]}" -t 2 --max 1M \
+		--steps-per-octave 2 --best --json
+	assert_success
+	jq -e '(.best.results | map({(.kernel | ascii_downcase): .best_mbs}) | add) as $b
+	  | .hierarchy[-1] | .threads == 2 and .copy_mbs == $b.copy and
+	  .copy_from == "run_best" and .read_from == "stream_run" and
+	  .write_from == "stream_run" and .read_mbs > 0' <<<"$output" >/dev/null
+}
+
+@test "memory's row is --best's run: each kernel's method is one of --best's candidates for it, and validated" {
+	run --separate-stderr "$BENCH" --best --kernels read,write,copy,triad \
+		"${SMALL[@]}" -t 2 --json
+	assert_success
+	local cands="$output"
+	hier --curve-in "$FIX/curve-4level.txt"
+	jq -e --argjson b "$cands" '
+	  ($b.best.results | map({(.kernel | ascii_downcase):
+	     [.calibration[].method]}) | add) as $c
+	  | [.hierarchy[] | select(.level == "DRAM")] | length == 2 and
+	  all(. as $r | ["read", "write", "copy", "triad"] |
+	      all(. as $k | $r[$k + "_from"] == "stream_run" and
+	          ($c[$k] | index($r[$k + "_method"])) != null))' \
+		<<<"$output" >/dev/null
+	jq -e '.hierarchy_valid' <<<"$output" >/dev/null
+}
