@@ -292,3 +292,35 @@ cpuinfo() {
 		<<<"$output" >/dev/null
 	jq -e '.hierarchy_valid' <<<"$output" >/dev/null
 }
+
+@test "harness/run: the summary shows the hierarchy's table, each level with no row and why" {
+	local t="$BATS_TEST_TMPDIR"
+	MEMBENCH_LOCK_DIR="$t/lock" run --separate-stderr \
+		"$BATS_TEST_DIRNAME/../harness/run" --results "$t/r" --bench "$BENCH" \
+		--label h -- hierarchy --curve-in "$FIX/curve-4level.txt" "${SMALL[@]}" -t 2
+	assert_success
+	local s
+	s=$(find "$t/r" -name summary.md)
+	[ -f "$s" ]
+	grep -qx '## Memory hierarchy' "$s"
+	local n='[0-9]+(\.[0-9])?'
+	grep -qE "^\| 1 \| L1d \| 1 \| 20480 \| $n \| $n \| $n \| $n \| 1\.2 \| .*\|\$" "$s"
+	grep -qE "^\| 1 \| DRAM \| 2 \| 4800000 \| $n \| $n \| $n \| $n \| 98\.5 \| " "$s"
+	[ "$(grep -cE '^\| 1 \| (L1d|DRAM) \| [12] \|' "$s")" -eq 4 ]
+	grep -qxF -e '- step 1: L2? has no row: the latency analysis names it uncertainly (its edge could be a TLB'"'"'s reach)' "$s"
+}
+
+@test "bench all's summary (make run's) has the STREAM table, then the hierarchy's" {
+	local t="$BATS_TEST_TMPDIR"
+	MEMBENCH_LOCK_DIR="$t/lock" run --separate-stderr \
+		"$BATS_TEST_DIRNAME/../harness/run" --results "$t/r" --bench "$BENCH" \
+		--label a -- all "${SMALL[@]}" -t 2 --max 1M --steps-per-octave 2 --best
+	assert_success
+	local s
+	s=$(find "$t/r" -name summary.md)
+	grep -q '^| .* | Copy MB/s | ' "$s"
+	grep -qx '## Memory hierarchy' "$s"
+	grep -qE '^\| 1 \| DRAM \| 2 \| 4800000 \|' "$s"
+	# the table follows the STREAM table
+	[ "$(grep -n 'Copy MB/s' "$s" | head -1 | cut -d: -f1)" -lt "$(grep -n '^## Memory hierarchy' "$s" | cut -d: -f1)" ]
+}
