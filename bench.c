@@ -2478,6 +2478,7 @@ struct options {
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
 	int isa;       /* an isa_level, ISA_AUTO or ISA_UNSET (run_isa()) */
 	int best;      /* --best: the fastest methods' table too */
+	int ws_sweep;  /* hierarchy --ws-sweep: Copy from 1 KiB to 4x the last level */
 	int bind;
 	int json;              /* --json: JSON on stdout instead of text */
 	int csv;               /* --csv: CSV on stdout instead of text */
@@ -3176,6 +3177,9 @@ static const struct option_def option_defs[] = {
 	 "instruction set of the kernels; auto: the widest the CPU has "
 	 "(default: this build's own code with plain stores, as STREAM; auto "
 	 "with --stores nt or auto; env BENCH_ISA)"},
+	{"ws-sweep", 0, NULL, OPT_SWITCH, SETS(ws_sweep, INT), DEF_ZERO, M_HIER,
+	 "hierarchy: also Copy's bandwidth from 1 KiB to 4x the last level's "
+	 "edge, 2 sizes an octave, 1 thread and all (the report's plot)"},
 	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_KERNELS,
 	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{"stagger", 0, "BYTES", OPT_CALL(opt_stagger), SETS(stagger, ULL),
@@ -16908,6 +16912,11 @@ static int cluster_stream_mode(const struct options *o,
 #define HIER_LAT_MAX (32ULL << 20)
 #endif
 
+/* --ws-sweep: each size the one before times the square root of 2 (2
+ * sizes an octave; a literal, so no libm), and at most this many. */
+#define HIER_PTS_STEP 1.4142135623730951
+#define HIER_MAX_PTS 96
+
 /* The kernels of the table, in its column order. */
 static const int hier_kernels[] = {K_READ, K_WRITE, K_COPY, K_TRIAD};
 #define HIER_NK 4
@@ -17259,6 +17268,17 @@ struct hier_run {
 	char core_what[160];
 	int isa, valid;
 	const char *levels_from; /* "sweep" or the --curve-in file */
+	/* --ws-sweep: Copy at working sets from 1 KiB to 4x the last edge */
+	int npts;
+	unsigned long long pt_ws[HIER_MAX_PTS];
+	struct hier_cell pt[2][HIER_MAX_PTS];
+	double sweep_top;  /* the last level's edge it runs to 4x of */
+	char sweep_why[160]; /* why no sweep was run, "" when it ran or was not asked */
+	/* the summary's levels' edges, for the plot */
+	int nedges;
+	char edge_name[LAT_MAX_LEVELS][16];
+	double edge_bytes[LAT_MAX_LEVELS];
+	int edge_certain[LAT_MAX_LEVELS];
 };
 
 /* The rows: each level of the summary named for certain, with an edge,
@@ -17623,6 +17643,16 @@ static void hier_print_text(const struct hier_run *h)
 		}
 		printf("\n  source: %s\n", h->core->source);
 	}
+	if (h->npts) {
+		printf("Copy by working set (--ws-sweep; both arrays, all threads; "
+		       "to 4x the last edge):\n%10s %14s %11d threads\n",
+		       "WorkSet", "1 thread MB/s", h->nt_all);
+		for (i = 0; i < h->npts; i++) {
+			format_bytes(b, sizeof(b), h->pt_ws[i]);
+			printf("%10s %14.1f %14.1f\n", b, h->pt[0][i].mbs,
+			       h->pt[1][i].mbs);
+		}
+	}
 	if (!h->valid)
 		printf("Hierarchy: a kernel's result failed validation; its figures "
 		       "are not to be trusted\n");
@@ -17718,6 +17748,36 @@ static void hier_json(const struct hier_run *h)
 		json_str(NULL, h->skipped[i]);
 	json_close(']');
 	json_num("hierarchy_mhz", h->mhz > 0 ? h->mhz : NAN);
+	json_open("hierarchy_edges", '[');
+	for (i = 0; i < h->nedges; i++) {
+		json_open(NULL, '{');
+		json_str("level", h->edge_name[i]);
+		json_num("bytes", h->edge_bytes[i]);
+		json_bool("certain", h->edge_certain[i]);
+		json_close('}');
+	}
+	json_close(']');
+	if (h->npts || h->sweep_why[0]) {
+		json_open("hierarchy_sweep", '{');
+		json_str("kernel", "copy");
+		json_num("to_bytes", h->npts ? 4 * h->sweep_top : NAN);
+		if (h->sweep_why[0])
+			json_str("why_not", h->sweep_why);
+		json_open("points", '[');
+		for (nt = 0; nt < 2 && h->npts; nt++)
+			for (i = 0; i < h->npts; i++) {
+				json_open(NULL, '{');
+				json_int("threads", nt ? h->nt_all : 1);
+				json_int("working_set_bytes", (long long)h->pt_ws[i]);
+				json_num("copy_mbs", h->pt[nt][i].mbs);
+				json_num("copy_spread_pct", h->pt[nt][i].spread_pct);
+				json_str("copy_method",
+					 method_name(h->pt[nt][i].how, m, sizeof(m)));
+				json_close('}');
+			}
+		json_close(']');
+		json_close('}');
+	}
 	json_bool("hierarchy_valid", h->valid);
 }
 
@@ -17779,6 +17839,55 @@ static void hier_setup(const struct options *o, struct hier_run *h)
 	h->core = hier_core_of(h->core_what, sizeof(h->core_what));
 }
 
+/* --ws-sweep: Copy's bandwidth (fastest plain-store method at each
+ * size, as a cache row is measured) at working sets from 1 KiB to 4x the
+ * last edge the summary names, 2 sizes an octave, on 1
+ * thread and on one per core; the working set is both arrays of all
+ * threads together, as likwid-bench's -w counts it.  Three repetitions
+ * a size, the first a warm-up. */
+static void hier_sweep(const struct options *o, const struct lat_summary *s,
+		       struct hier_run *h)
+{
+	struct options so = *o;
+	struct hier_arrays ha;
+	double top = 0, x;
+	int i, nt;
+	for (i = 0; i < s->nlevels; i++)
+		if (strcmp(s->level[i].name, "DRAM") != 0 &&
+		    s->level[i].boundary > top)
+			top = s->level[i].boundary;
+	if (!(top > 0)) {
+		snprintf(h->sweep_why, sizeof(h->sweep_why), "--ws-sweep: no "
+			 "level of the latency summary has an edge, so there is "
+			 "no last level to sweep to 4x of");
+		warn("%s", h->sweep_why);
+		return;
+	}
+	h->sweep_top = top;
+	for (x = 1024; x <= 4 * top * 1.0001 && h->npts < HIER_MAX_PTS;
+	     x *= HIER_PTS_STEP)
+		h->pt_ws[h->npts++] = (unsigned long long)(x + 0.5) / 64 * 64;
+	so.ntimes = 3;
+	memset(&ha, 0, sizeof(ha));
+	for (nt = 0; nt < 2; nt++)
+		for (i = 0; i < h->npts; i++) {
+			int n = nt ? h->nt_all : 1;
+			size_t elems = (size_t)(h->pt_ws[i] / (2 * sizeof(elem_t)));
+			if (nt == 1 && h->nt_all == 1) {
+				h->pt[1][i] = h->pt[0][i];
+				continue;
+			}
+			elems = elems / 8 * 8;
+			if (elems < (size_t)(8 * n)) /* a line a thread at least */
+				elems = (size_t)(8 * n);
+			hier_arrays_get(&ha, elems);
+			ha.ar.n = elems;
+			hier_cell_measure(&so, &h->pt[nt][i], K_COPY, &ha.ar, n, h->isa);
+			h->valid &= h->pt[nt][i].valid;
+		}
+	os_aligned_free(ha.block);
+}
+
 /* The measuring half, from the kept summary: the clock, the rows, then
  * the bandwidth of every row. */
 static void hier_run(const struct options *o, const struct system_info *si,
@@ -17798,6 +17907,21 @@ static void hier_run(const struct options *o, const struct system_info *si,
 	hier_plan_rows(o, si, &lat_kept.sum,
 		       o->curve_in ? o->mhz : lat_kept.mhz, h);
 	hier_measure(o, si, h);
+	{
+		const struct lat_summary *s = &lat_kept.sum;
+		int i;
+		for (i = 0; i < s->nlevels && h->nedges < LAT_MAX_LEVELS; i++) {
+			if (!(s->level[i].boundary > 0))
+				continue;
+			snprintf(h->edge_name[h->nedges], sizeof(h->edge_name[0]),
+				 "%s", s->level[i].name);
+			h->edge_bytes[h->nedges] = s->level[i].boundary;
+			h->edge_certain[h->nedges++] =
+				lat_level_certain(&s->level[i]) != 0;
+		}
+	}
+	if (o->ws_sweep)
+		hier_sweep(o, &lat_kept.sum, h);
 }
 
 static void hier_report(const struct hier_run *h)

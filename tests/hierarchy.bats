@@ -324,3 +324,58 @@ cpuinfo() {
 	# the table follows the STREAM table
 	[ "$(grep -n 'Copy MB/s' "$s" | head -1 | cut -d: -f1)" -lt "$(grep -n '^## Memory hierarchy' "$s" | cut -d: -f1)" ]
 }
+
+@test "--ws-sweep: Copy from 1 KiB to 4x the last edge, 2 sizes an octave, 1 thread and all; the edges are the summary's" {
+	stair "$BATS_TEST_TMPDIR/c.txt" 32768:1 262144:4 0:90
+	hier --curve-in "$BATS_TEST_TMPDIR/c.txt" --caches 32K,256K --ws-sweep
+	jq -e '(.latency.summary[0].levels | map(select(.boundary_bytes != null and .name != "DRAM"))
+	        | map({level: .name, bytes: .boundary_bytes})) as $sum
+	  | (.hierarchy_edges | map({level, bytes})) == $sum
+	  and (.hierarchy_edges | map(.level)) == ["L1d", "L2"]
+	  and (.hierarchy_edges[-1].bytes) as $top
+	  | .hierarchy_sweep.kernel == "copy"
+	  and ((.hierarchy_sweep.to_bytes - 4 * $top) | fabs) < 1
+	  and ([.hierarchy_sweep.points[] | select(.threads == 1)] as $one
+	       | [.hierarchy_sweep.points[] | select(.threads == 2)] as $all
+	       | ($one | map(.working_set_bytes)) == ($all | map(.working_set_bytes))
+	       and $one[0].working_set_bytes == 1024
+	       # 2 an octave: each size about 1.414x the one before (on 64 bytes)
+	       and ([range(1; $one | length) | $one[.].working_set_bytes / $one[. - 1].working_set_bytes]
+	            | all(. > 1.37 and . < 1.46))
+	       and ($one[-1].working_set_bytes <= 4 * $top)
+	       and ($one[-1].working_set_bytes * 1.4143 > 4 * $top)
+	       and ($one + $all | all(.copy_mbs > 0 and (.copy_method | test("^(plain/|memcpy)")))))
+	  and .hierarchy_valid' <<<"$output" >/dev/null
+	# without the flag, no sweep
+	hier --curve-in "$BATS_TEST_TMPDIR/c.txt" --caches 32K,256K
+	jq -e 'has("hierarchy_sweep") | not' <<<"$output" >/dev/null
+}
+
+@test "harness/report: the hierarchy's table, its notes and the plot of the sweep, names passed as data" {
+	local t="$BATS_TEST_TMPDIR"
+	stair "$t/c.txt" 32768:1 262144:4 0:90
+	MEMBENCH_LOCK_DIR="$t/lock" run --separate-stderr \
+		"$BATS_TEST_DIRNAME/../harness/run" --results "$t/r" --bench "$BENCH" \
+		--label h -- hierarchy --curve-in "$t/c.txt" --caches 32K,256K \
+		"${SMALL[@]}" -t 2 --ws-sweep
+	assert_success
+	local d
+	d=$(dirname "$(find "$t/r" -name summary.md)")
+	# a hostile level name in the record: it must stay text
+	jq '.bench.hierarchy_edges[0].level = "L1d\"\nsystem \"touch '"$t"'/pwned\"\n#"' \
+		"$d/step-001.json" >"$t/s.json"
+	mv "$t/s.json" "$d/step-001.json"
+	run --separate-stderr "$BATS_TEST_DIRNAME/../harness/report" --html -o "$t/o" "$d"
+	assert_success
+	[ ! -e "$t/pwned" ]
+	[ -s "$t/o/plot-hierarchy.svg" ]
+	[ -s "$t/o/plot-hierarchy.png" ]
+	grep -q 'id="plot-hierarchy"' "$t/o/report.html"
+	grep -q '^## Memory hierarchy: bandwidth inside each level' "$t/o/report.md"
+	[ "$(grep -cE '^\| 001 +\| (L1d|L2|DRAM) +\| +[12] \|' "$t/o/report.md")" -eq 6 ]
+	grep -q '^- 001: L1d core peak' "$t/o/report.md"
+	# the plot's lines: the two thread counts and the edges' names
+	grep -q '>1 thread<' "$t/o/plot-hierarchy.svg"
+	grep -q '>2 threads<' "$t/o/plot-hierarchy.svg"
+	grep -q '>L2<' "$t/o/plot-hierarchy.svg"
+}
