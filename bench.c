@@ -3177,9 +3177,11 @@ static const struct option_def option_defs[] = {
 	 "instruction set of the kernels; auto: the widest the CPU has "
 	 "(default: this build's own code with plain stores, as STREAM; auto "
 	 "with --stores nt or auto; env BENCH_ISA)"},
-	{"ws-sweep", 0, NULL, OPT_SWITCH, SETS(ws_sweep, INT), DEF_ZERO, M_HIER,
-	 "hierarchy: also Copy's bandwidth from 1 KiB to 4x the last level's "
-	 "edge, 2 sizes an octave, 1 thread and all (the report's plot)"},
+	{"ws-sweep", 0, NULL, OPT_SWITCH, SETS(ws_sweep, INT), DEF_ZERO,
+	 M_HIER | M_ALL,
+	 "hierarchy (and all's): also Copy's bandwidth from 1 KiB to 4x the "
+	 "last level's edge, 2 sizes an octave, 1 thread and all (the "
+	 "report's plot)"},
 	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_KERNELS,
 	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{"stagger", 0, "BYTES", OPT_CALL(opt_stagger), SETS(stagger, ULL),
@@ -17070,15 +17072,18 @@ struct hier_arrays {
 
 static void hier_arrays_get(struct hier_arrays *h, size_t elems)
 {
-	size_t each = round_up(elems * sizeof(elem_t), 4096) + BENCH_STAGGER;
+	/* elements from one array's start to the next's */
+	size_t step = (round_up(elems * sizeof(elem_t), 4096) + BENCH_STAGGER +
+		       sizeof(elem_t) - 1) / sizeof(elem_t);
 	if (elems <= h->cap)
 		return;
 	os_aligned_free(h->block);
-	if (!(h->block = os_aligned_alloc(3 * each)))
-		die("out of memory for the hierarchy's arrays (%zu bytes)", 3 * each);
+	if (!(h->block = os_aligned_alloc(3 * step * sizeof(elem_t))))
+		die("out of memory for the hierarchy's arrays (%zu bytes)",
+		    3 * step * sizeof(elem_t));
 	h->ar.a = (elem_t *)h->block;
-	h->ar.b = (elem_t *)((char *)h->block + each);
-	h->ar.c = (elem_t *)((char *)h->block + 2 * each);
+	h->ar.b = h->ar.a + step;
+	h->ar.c = h->ar.a + 2 * step;
 	h->cap = elems;
 }
 
