@@ -13512,6 +13512,22 @@ static void lat_record_options(const struct options *o)
 			    o->curve_in, own[k]);
 }
 
+/* The first stride's summary of the last latency run or --curve-in
+ * file, and its clock (0: none), kept for bench hierarchy (section 23b),
+ * which reads the levels and measures bandwidth inside each. */
+static struct lat_kept {
+	int have;
+	struct lat_summary sum;
+	double mhz;
+} lat_kept;
+
+static void lat_keep(const struct lat_summary *s, double mhz)
+{
+	lat_kept.have = 1;
+	lat_kept.sum = *s;
+	lat_kept.mhz = mhz;
+}
+
 static int lat_replay(struct options *o, struct jrec *d)
 {
 	struct system_info *si = calloc(1, sizeof(*si));
@@ -13523,6 +13539,8 @@ static int lat_replay(struct options *o, struct jrec *d)
 	memset(&r, 0, sizeof(r));
 	lat = lat_record_read(d, o, si, &r);
 	lat_summarise(o, si, &r);
+	if (o->nstrides > 0) /* for bench hierarchy --curve-in RECORD */
+		lat_keep(&r.sums[0], r.mhz);
 	if (out.json) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
@@ -13594,22 +13612,6 @@ static long curve_stride(const struct options *o, const char *line,
 		die("--curve-in %s:%d: the \"stride= header is not a whole "
 		    "number of bytes from 1 to 2^50", o->curve_in, lineno);
 	return (long)v;
-}
-
-/* The first stride's summary of the last latency run or --curve-in
- * file, and its clock (0: none), kept for bench hierarchy (section 23b),
- * which reads the levels and measures bandwidth inside each. */
-static struct lat_kept {
-	int have;
-	struct lat_summary sum;
-	double mhz;
-} lat_kept;
-
-static void lat_keep(const struct lat_summary *s, double mhz)
-{
-	lat_kept.have = 1;
-	lat_kept.sum = *s;
-	lat_kept.mhz = mhz;
 }
 
 /* --curve-in: read "size_MB ns" lines (lat_mem_rd's output, our own, or
@@ -17909,8 +17911,7 @@ static void hier_run(const struct options *o, const struct system_info *si,
 		h->mhz = lat_measure_mhz(&runs, &pre);
 		h->mhz_source = h->mhz > 0 ? "measured" : "not measured";
 	}
-	hier_plan_rows(o, si, &lat_kept.sum,
-		       o->curve_in ? o->mhz : lat_kept.mhz, h);
+	hier_plan_rows(o, si, &lat_kept.sum, lat_kept.mhz, h);
 	hier_measure(o, si, h);
 	{
 		const struct lat_summary *s = &lat_kept.sum;
@@ -17972,7 +17973,7 @@ static int hierarchy_mode(struct options *o, const struct system_info *si)
 			json_open("latency", '{');
 			json_str("source", o->curve_in);
 			json_open("summary", '[');
-			lat_json_summary(&lat_kept.sum, o->mhz, NULL);
+			lat_json_summary(&lat_kept.sum, lat_kept.mhz, NULL);
 			json_close(']');
 			json_close('}');
 		}

@@ -379,3 +379,23 @@ cpuinfo() {
 	grep -q '>2 threads<' "$t/o/plot-hierarchy.svg"
 	grep -q '>L2<' "$t/o/plot-hierarchy.svg"
 }
+
+@test "--curve-in a recorded bench record (tests/recordings): its certain levels get rows, inside their edges, with its latency and clock" {
+	local rec="$BATS_TEST_DIRNAME/recordings/amd-zen3-kvm/4k-1.json"
+	run --separate-stderr "$BENCH" latency --curve-in "$rec" --json
+	assert_success
+	local sum="$output"
+	hier --curve-in "$rec"
+	jq -e --argjson l "$sum" '
+	  ($l.summary[0].levels | map(select(.name != "DRAM" and .certain))) as $lv
+	  | ($l.clock.mhz) as $mhz
+	  | ($lv | length) >= 2
+	  and ([.hierarchy[] | select(.threads == 1) | .level]) == ([$lv[].name] + ["DRAM"])
+	  and ([.hierarchy[] | select(.threads == 1 and .level != "DRAM")] | to_entries
+	       | all(.value.working_set_bytes ==
+	             (($lv[.key].boundary_bytes / 2 / 4096 | floor) * 4096)
+	             and .value.latency_ns == $lv[.key].ns
+	             and ((.value.latency_cycles - $lv[.key].ns * $mhz / 1000) | fabs) < 1e-3))
+	  and .latency.source == $l.replay.source
+	  and .hierarchy_valid' <<<"$output" >/dev/null
+}
