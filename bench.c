@@ -44,6 +44,8 @@
  *     22 Nodes            rows, columns, binding, the cells, their report
  *   The cluster layer (bench-mpi, built with -DBENCH_MPI; else absent)
  *     23 Cluster          nodes, barriers, the report's figures, its tables
+ *   The memory hierarchy (bench hierarchy)
+ *    23b Hierarchy        each level's bandwidth beside its latency
  *   24 Entry: info, all, --plan, main
  */
 #if defined(__linux__) || defined(__GLIBC__) || defined(__CYGWIN__)
@@ -2444,17 +2446,18 @@ enum mode {
 	M_STREAM = 1, M_LATENCY = 2, M_ALL = 4, M_INFO = 8,
 	M_MIX = 16, /* bandwidth by read:write mix (sections 12-13) */
 	M_C2C = 32, /* core-to-core latency (section 21) */
-	M_NODES = 64 /* node-by-node latency and bandwidth (section 22) */
+	M_NODES = 64, /* node-by-node latency and bandwidth (section 22) */
+	M_HIER = 128 /* each level's bandwidth and latency (section 23b) */
 };
 #define M_BW (M_STREAM | M_ALL | M_MIX) /* the bandwidth arrays' flags */
 #define M_KERNELS (M_STREAM | M_ALL)    /* STREAM's table: which, how stored */
 #define M_RUN (M_STREAM | M_LATENCY | M_ALL | M_MIX)
-#define M_ANY (M_RUN | M_INFO | M_C2C | M_NODES)
+#define M_ANY (M_RUN | M_INFO | M_C2C | M_NODES | M_HIER)
 #define M_LAT (M_LATENCY | M_ALL)
 /* The mode words, in enum mode's bit order. */
 static const char *const mode_names[] = {"stream", "latency", "all", "info",
-					 "mix", "c2c", "nodes"};
-#define NMODES 7
+					 "mix", "c2c", "nodes", "hierarchy"};
+#define NMODES 8
 
 /* Every setting of a run.  A flag's row in option_defs[] names the
  * field it sets; the fields no row names are set by the personalities
@@ -2475,6 +2478,7 @@ struct options {
 	int nt_stores; /* STORES_PLAIN, STORES_NT or STORES_AUTO */
 	int isa;       /* an isa_level, ISA_AUTO or ISA_UNSET (run_isa()) */
 	int best;      /* --best: the fastest methods' table too */
+	int ws_sweep;  /* hierarchy --ws-sweep: Copy from 1 KiB to 4x the last level */
 	int bind;
 	int json;              /* --json: JSON on stdout instead of text */
 	int csv;               /* --csv: CSV on stdout instead of text */
@@ -3142,21 +3146,21 @@ extern struct options opt_shape; /* never defined: only sizeof sees it */
  * struct options, and the code that uses it. */
 static const struct option_def option_defs[] = {
 	{"size", 's', "ELEMENTS|auto", OPT_CALL(opt_size), SETS(size, ULL),
-	 DEF(STREAM_ARRAY_SIZE), M_BW,
+	 DEF(STREAM_ARRAY_SIZE), M_BW | M_HIER,
 	 "elements per array (default " XSTR(STREAM_ARRAY_SIZE)
 	 "); auto: " XSTR(BENCH_LLC_FACTOR) "x the reported LLC"},
 	{"ntimes", 'n', "N", OPT_COUNT(2, 1000000), SETS(ntimes, ULL),
-	 DEF(NTIMES), M_BW | M_NODES,
+	 DEF(NTIMES), M_BW | M_NODES | M_HIER,
 	 "repetitions per kernel, first discarded (default " XSTR(NTIMES) ")"},
 	{"threads", 't', "N", OPT_COUNT(1, MAX_THREADS), SETS(threads, LONG),
-	 DEF_ZERO, M_RUN | M_NODES,
+	 DEF_ZERO, M_RUN | M_NODES | M_HIER,
 	 "OpenMP threads (default: OMP_NUM_THREADS or all CPUs; nodes: a "
 	 "node's CPUs)"},
 	{"offset", 0, "N", OPT_COUNT(0, 1u << 30), SETS(offset, ULL),
-	 DEF(OFFSET), M_BW,
+	 DEF(OFFSET), M_BW | M_HIER,
 	 "elements added after each array (default " XSTR(OFFSET) ")"},
 	{"alloc", 0, "MODE", OPT_CALL(opt_alloc), SETS_NOTHING,
-	 DEF_KNOB(BENCH_ALLOC), M_RUN | M_NODES,
+	 DEF_KNOB(BENCH_ALLOC), M_RUN | M_NODES | M_HIER,
 	 "static|malloc|mmap|thp|hugetlb|shm (default " BENCH_ALLOC
 	 ", latency " LAT_ALLOC ", nodes " NODES_ALLOC ")"},
 	{"page-size", 0, "SIZE", OPT_BYTES(1), SETS(page_size, ULL), DEF_ZERO,
@@ -3169,17 +3173,22 @@ static const struct option_def option_defs[] = {
 	 SETS(nt_stores, INT), DEF(STREAMING_STORES), M_KERNELS | M_NODES,
 	 "plain (default), nt (non-temporal) or auto (fastest per kernel)"},
 	{"isa", 0, "auto|generic|sse2|avx2|avx512|sve", OPT_CALL(opt_isa),
-	 SETS(isa, INT), DEF(ISA_UNSET), M_BW | M_NODES,
+	 SETS(isa, INT), DEF(ISA_UNSET), M_BW | M_NODES | M_HIER,
 	 "instruction set of the kernels; auto: the widest the CPU has "
 	 "(default: this build's own code with plain stores, as STREAM; auto "
 	 "with --stores nt or auto; env BENCH_ISA)"},
+	{"ws-sweep", 0, NULL, OPT_SWITCH, SETS(ws_sweep, INT), DEF_ZERO,
+	 M_HIER | M_ALL,
+	 "hierarchy (and all's): also Copy's bandwidth from 1 KiB to 4x the "
+	 "last level's edge, 2 sizes an octave, 1 thread and all (the "
+	 "report's plot)"},
 	{"best", 0, NULL, OPT_SWITCH, SETS(best, INT), DEF_ZERO, M_KERNELS,
 	 "also measure each kernel's fastest method (not a STREAM result)"},
 	{"stagger", 0, "BYTES", OPT_CALL(opt_stagger), SETS(stagger, ULL),
-	 DEF(BENCH_STAGGER), M_BW,
+	 DEF(BENCH_STAGGER), M_BW | M_HIER,
 	 "bytes between dynamic arrays (default " XSTR(BENCH_STAGGER) ")"},
 	{"bind", 0, "auto|none", OPT_WORDS(bind_words), SETS(bind, INT),
-	 DEF(BENCH_BIND), M_RUN,
+	 DEF(BENCH_BIND), M_RUN | M_HIER,
 	 "auto pins threads a core each, spread over packages, unless OMP "
 	 "binding is set (default auto)"},
 	{"pattern", 0, "random|stride|page", OPT_WORDS(pattern_words),
@@ -3189,12 +3198,12 @@ static const struct option_def option_defs[] = {
 	 DEF_ZERO, M_LAT,
 	 "bytes between chased lines (default: OS cache line, or 64)"},
 	{"min", 0, "SIZE", OPT_BYTES(1), SETS(lat_min, ULL),
-	 DEF(LAT_MIN_BYTES), M_LAT,
+	 DEF(LAT_MIN_BYTES), M_LAT | M_HIER,
 	 "smallest chase, K/M/G suffixes (default " XSTR(LAT_MIN_BYTES) ")"},
 	{"max", 0, "SIZE", OPT_BYTES(1), SETS(lat_max, ULL), DEF(LAT_MAX_BYTES),
-	 M_LAT, "largest chase (default 256M)"},
+	 M_LAT | M_HIER, "largest chase (default 256M; hierarchy 32M)"},
 	{"steps-per-octave", 0, "N", OPT_COUNT(1, 64), SETS(spo, INT),
-	 DEF(LAT_STEPS_PER_OCTAVE), M_LAT,
+	 DEF(LAT_STEPS_PER_OCTAVE), M_LAT | M_HIER,
 	 "latency sizes per doubling (default " XSTR(LAT_STEPS_PER_OCTAVE) ")"},
 	{"chains", 0, "K", OPT_COUNT(1, LAT_MAX_CHAINS), SETS(chains, INT),
 	 DEF(1), M_LAT,
@@ -3226,15 +3235,17 @@ static const struct option_def option_defs[] = {
 	{"matrix", 0, "latency|bandwidth|both", OPT_WORDS(matrix_words),
 	 SETS(matrix, INT), DEF_KNOB(NODES_MATRIX), M_NODES,
 	 "nodes: which matrices to measure (default " NODES_MATRIX ")"},
-	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT,
+	{"mhz", 0, "F", OPT_NUMBER, SETS(mhz, DOUBLE), DEF_ZERO, M_LAT | M_HIER,
 	 "core clock for cycle counts (default: measured)"},
 	{"curve-in", 0, "FILE", OPT_PATH, SETS(curve_in, STR), DEF_ZERO,
-	 M_LATENCY, "summarise a stored \"size_MB ns\" curve, or analyse a bench --json record again; measure nothing"},
+	 M_LATENCY | M_HIER, "summarise a stored \"size_MB ns\" curve, or analyse a "
+	 "bench --json record again; measure nothing (hierarchy: its levels, "
+	 "measured here)"},
 	{"caches", 0, "SIZE[,SIZE...][,line=B]", OPT_CALL(parse_curve_caches),
-	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
+	 SETS_NOTHING, DEF_ZERO, M_LATENCY | M_HIER,
 	 "--curve-in: the data caches of the curve's machine, L1d first"},
 	{"tlb", 0, "ENTRIES[,ENTRIES...][,page=B]", OPT_CALL(parse_curve_tlbs),
-	 SETS_NOTHING, DEF_ZERO, M_LATENCY,
+	 SETS_NOTHING, DEF_ZERO, M_LATENCY | M_HIER,
 	 "--curve-in: the data TLBs of the curve's machine, smallest first"},
 #ifdef BENCH_MPI
 	{"cluster", 0, "simultaneous|sequential", OPT_WORDS(cluster_words),
@@ -3257,7 +3268,7 @@ static const struct option_def option_defs[] = {
 	{"json", 0, NULL, OPT_SWITCH, SETS(json, INT), DEF_ZERO, M_ANY,
 	 "one JSON document on stdout"},
 	{"csv", 0, NULL, OPT_SWITCH, SETS(csv, INT), DEF_ZERO,
-	 M_STREAM | M_MIX | M_C2C | M_NODES,
+	 M_STREAM | M_MIX | M_C2C | M_NODES | M_HIER,
 	 "a CSV header and one row per kernel (mix: row, c2c: pair, nodes: "
 	 "cell) on stdout "
 	 "instead of text"},
@@ -3280,7 +3291,8 @@ static void usage(FILE *f)
 	size_t i;
 	char left[64];
 	fprintf(f,
-		"usage: bench [stream|latency|all|info|mix|c2c|nodes] [options]\n"
+		"usage: bench [stream|latency|all|info|mix|c2c|nodes|hierarchy] "
+		"[options]\n"
 		"  stream   STREAM-compatible bandwidth (default)\n"
 		"  latency  dependent-load latency sweep (lat_mem_rd format)\n"
 		"  all      bandwidth, then the latency summary\n"
@@ -3289,6 +3301,8 @@ static void usage(FILE *f)
 		"  c2c      core-to-core latency: a line bounced between CPU pairs\n"
 		"  nodes    latency and bandwidth from each NUMA node's CPUs to "
 		"each node's memory\n"
+		"  hierarchy  each cache level's and memory's bandwidth beside its "
+		"latency\n"
 		"Run as `stream` (a copy or symlink) it takes no arguments, as "
 		"stream.c;\nrun as `lat_mem_rd`, or as `bench lat_mem_rd ARGS`, it "
 		"takes lat_mem_rd's\narguments and writes its curve on stderr.\n"
@@ -3475,7 +3489,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 				break;
 		if (m == NMODES)
 			die("unknown mode '%s' (stream, latency, all, info, mix, c2c, "
-			    "nodes)",
+			    "nodes, hierarchy)",
 			    argv[1]);
 		o->mode = (enum mode)(1 << m);
 		i = 2;
@@ -9056,6 +9070,31 @@ static void warn_below_rule(const struct stream_run *r)
 	     b1, r->plan.rule_elems);
 }
 
+/* The last STREAM run's --best figures (its fastest methods' run), kept
+ * for the memory row of the hierarchy at the end of `bench all` (section
+ * 23b), which takes them rather than measuring memory a second time. */
+static struct stream_kept {
+	int have, threads, valid;
+	unsigned kernels;
+	unsigned long long elems, ntimes;
+	double min_t[NKERNELS], med_t[NKERNELS];
+	struct method how[NKERNELS];
+} stream_kept;
+
+static void stream_keep_best(const struct options *o, const struct stream_run *b)
+{
+	memset(&stream_kept, 0, sizeof(stream_kept));
+	stream_kept.have = 1;
+	stream_kept.threads = threads_counted;
+	stream_kept.valid = b->valid;
+	stream_kept.kernels = o->kernels;
+	stream_kept.elems = (unsigned long long)b->n;
+	stream_kept.ntimes = b->ntimes;
+	memcpy(stream_kept.min_t, b->min_t, sizeof(stream_kept.min_t));
+	memcpy(stream_kept.med_t, b->med_t, sizeof(stream_kept.med_t));
+	memcpy(stream_kept.how, b->how, sizeof(stream_kept.how));
+}
+
 /* Measure and report STREAM.  Returns the exit status (0, or 1 when the
  * results do not validate).  nested: `bench all` owns the JSON document. */
 static int stream_mode(const struct options *o, const struct system_info *si,
@@ -9073,8 +9112,10 @@ static int stream_mode(const struct options *o, const struct system_info *si,
 	warn_below_rule(&r);
 	stream_report_head(o, si, &r);
 	stream_measure(o, &r, 1);
-	if (o->best)
+	if (o->best) {
 		r.best = stream_best(o, &r);
+		stream_keep_best(o, r.best);
+	}
 	stream_report_tail(o, si, &r, nested);
 	stream_release(&r);
 	return r.valid && (!r.best || r.best->valid) ? 0 : 1;
@@ -13488,6 +13529,22 @@ static void lat_record_options(const struct options *o)
 			    o->curve_in, own[k]);
 }
 
+/* The first stride's summary of the last latency run or --curve-in
+ * file, and its clock (0: none), kept for bench hierarchy (section 23b),
+ * which reads the levels and measures bandwidth inside each. */
+static struct lat_kept {
+	int have;
+	struct lat_summary sum;
+	double mhz;
+} lat_kept;
+
+static void lat_keep(const struct lat_summary *s, double mhz)
+{
+	lat_kept.have = 1;
+	lat_kept.sum = *s;
+	lat_kept.mhz = mhz;
+}
+
 static int lat_replay(struct options *o, struct jrec *d)
 {
 	struct system_info *si = calloc(1, sizeof(*si));
@@ -13499,6 +13556,8 @@ static int lat_replay(struct options *o, struct jrec *d)
 	memset(&r, 0, sizeof(r));
 	lat = lat_record_read(d, o, si, &r);
 	lat_summarise(o, si, &r);
+	if (o->nstrides > 0) /* for bench hierarchy --curve-in RECORD */
+		lat_keep(&r.sums[0], r.mhz);
 	if (out.json) {
 		json_open(NULL, '{');
 		json_str("schema", JSON_SCHEMA);
@@ -13667,6 +13726,7 @@ static int lat_curve_file(struct options *o, const struct system_info *si)
 	free(ns);
 	if (blocks == 0)
 		die("--curve-in %s: no \"size_MB ns\" lines", o->curve_in);
+	lat_keep(&sums[0], o->mhz);
 	lat_report_file(o, si, sums, blocks);
 	free(sums);
 	return 0;
@@ -13707,6 +13767,8 @@ static int latency_mode(struct options *o, const struct system_info *si,
 	    (r.plan.mode == A_THP || r.plan.mode == A_HUGETLB))
 		warn("--alloc %s: only %.0f%% of the chase buffer is on huge pages",
 		     alloc_names[r.plan.mode], r.pages.huge_pct);
+	if (o->nstrides > 0)
+		lat_keep(&r.sums[0], r.mhz);
 	lat_report(o, si, &r, nested);
 	for (i = 0; i < r.plan.regions; i++)
 		region_free(&r.bufs[i]);
@@ -16842,6 +16904,1116 @@ static int cluster_stream_mode(const struct options *o,
 #endif /* BENCH_MPI */
 
 /* ======================================================================
+ * 23b Hierarchy (bench hierarchy): each level the latency analysis
+ * names, its bandwidth beside its latency.  The levels come from the
+ * latency summary (a sweep of its own, or --curve-in), kept by
+ * lat_keep(); each level named for certain is measured inside its edges
+ * with Read, Write, Copy and Triad, on 1 thread and on one bound thread
+ * per core, each kernel by its fastest method (every instruction set;
+ * streaming stores too where the level is memory), as --best chooses.
+ * The L1d row is set against the core's peak from hier_cores[].
+ * ====================================================================== */
+
+/* A level's working set is its upper edge / HIER_INSIDE, and at least
+ * HIER_ABOVE times the edge of the level below: well inside both. */
+#ifndef HIER_INSIDE
+#define HIER_INSIDE 2
+#endif
+#ifndef HIER_ABOVE
+#define HIER_ABOVE 2
+#endif
+/* Each timed repetition of a cache level lasts at least this long (s):
+ * the working set is run over that many times inside one timing. */
+#ifndef HIER_MIN_S
+#define HIER_MIN_S 0.002
+#endif
+/* bench hierarchy's own latency sweep ends here unless --max says: it
+ * needs the levels' edges, not memory's latency at 256 MiB. */
+#ifndef HIER_LAT_MAX
+#define HIER_LAT_MAX (32ULL << 20)
+#endif
+
+/* --ws-sweep: each size the one before times the square root of 2 (2
+ * sizes an octave; a literal, so no libm), and at most this many. */
+#define HIER_PTS_STEP 1.4142135623730951
+#define HIER_MAX_PTS 96
+
+/* The kernels of the table, in its column order. */
+static const int hier_kernels[] = {K_READ, K_WRITE, K_COPY, K_TRIAD};
+#define HIER_NK 4
+#define HIER_ROWS (LAT_MAX_LEVELS + 1)
+
+/* One kernel at one thread count. */
+struct hier_cell {
+	double mbs;        /* from the best repetition */
+	double spread_pct; /* (median - fastest) / fastest of the reps */
+	struct method how; /* the fastest method, from calibration */
+	int valid;
+};
+
+struct hier_row {
+	char level[16];     /* the summary's name: L1d, L2, ..., DRAM */
+	int dram, shared;   /* memory; a cache shared by the threads */
+	double ns, mhz;     /* latency from the summary; its clock, 0 none */
+	double edge_lo, edge_hi; /* the level's edges (bytes); 0: none */
+	int threads[2];     /* 1, then one per core */
+	unsigned long long ws[2];        /* bytes of the arrays, all threads */
+	unsigned long long ws_thread[2]; /* ... and one thread's share */
+	int measured[2];
+	char why[2][200];   /* why a thread count was not measured */
+	int apart[2];       /* read above the next level's: 1, 0, -1 n/a */
+	struct hier_cell cell[2][HIER_NK];
+	/* memory: 1 where the cell is the `bench all` run's own --best
+	 * figure, 0 where this row's STREAM run measured it */
+	int from_run[2][HIER_NK];
+	/* L1d: the core's peak per kernel (MB/s at nt = 1), 0 unknown */
+	double peak_mbs[HIER_NK];
+};
+
+/* Load and store widths of a core's L1d, per microarchitecture: loads
+ * per cycle up to load_bits each, stores per cycle up to store_bits
+ * each, and the stores' bytes per cycle in all.  An entry stands only
+ * where its numbers were checked against the vendor's own optimization
+ * guide, named with its publication number and section in `source`
+ * (docs/bench.md lists the cores left out and why): a CPU that is not
+ * here gets no peak and no per cent, never a guess. */
+struct hier_core {
+	const char *vendor; /* /proc/cpuinfo vendor_id */
+	int family, model_lo, model_hi;
+	const char *name;
+	int loads, load_bits, stores, store_bits, store_bytes;
+	const char *source;
+};
+
+static const struct hier_core hier_cores[] = {
+	{"AuthenticAMD", 0x16, 0x00, 0x0f, "AMD family 16h (Jaguar)", 1, 128, 1,
+	 128, 16, "Software Optimization Guide for AMD Family 16h Processors, "
+	 "publication 52128 rev. 1.1 (March 2013), section 2.5.2 L1 Data "
+	 "Cache and section 2.12 Load Store Unit: one 128-bit load and one "
+	 "128-bit store per cycle"},
+};
+#define HIER_NCORES (sizeof(hier_cores) / sizeof(hier_cores[0]))
+
+/* This CPU's vendor, family and model from /proc/cpuinfo (redirectable
+ * with MEMBENCH_PROCFS); 0 when they cannot be read. */
+static int hier_cpu_id(char *vendor, size_t len, int *family, int *model)
+{
+	char path[4096], line[512];
+	FILE *f;
+	int got = 0;
+	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
+	*family = *model = -1;
+	vendor[0] = '\0';
+	if (!(f = pseudo_open(path)))
+		return 0;
+	while (got != 7 && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *e;
+		long v;
+		if (!colon)
+			continue;
+		if (strncmp(line, "vendor_id", 9) == 0 && !(got & 1)) {
+			colon++;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			snprintf(vendor, len, "%s", colon);
+			vendor[strcspn(vendor, " \t\r\n")] = '\0';
+			got |= 1;
+			continue;
+		}
+		v = strtol(colon + 1, &e, 10);
+		if (e == colon + 1 || v < 0 || v > 4095)
+			continue;
+		if (strncmp(line, "cpu family", 10) == 0 && !(got & 2)) {
+			*family = (int)v;
+			got |= 2;
+		} else if (strncmp(line, "model\t", 6) == 0 && !(got & 4)) {
+			*model = (int)v;
+			got |= 4;
+		}
+	}
+	fclose(f);
+	return got == 7;
+}
+
+/* The table's entry for this CPU, or NULL; *what names the CPU. */
+static const struct hier_core *hier_core_of(char *what, size_t len)
+{
+	char vendor[64];
+	int family, model;
+	size_t i;
+	if (!hier_cpu_id(vendor, sizeof(vendor), &family, &model)) {
+		snprintf(what, len, "this CPU's vendor, family and model could not "
+			 "be read");
+		return NULL;
+	}
+	for (i = 0; i < HIER_NCORES; i++)
+		if (strcmp(hier_cores[i].vendor, vendor) == 0 &&
+		    hier_cores[i].family == family &&
+		    model >= hier_cores[i].model_lo &&
+		    model <= hier_cores[i].model_hi) {
+			snprintf(what, len, "%s family %d model %d", vendor,
+				 family, model);
+			return &hier_cores[i];
+		}
+	snprintf(what, len, "%s family %d model %d is not in bench's table of "
+		 "cores (hier_cores[])", vendor, family, model);
+	return NULL;
+}
+
+/* The core's peak bytes per cycle for kernel k at `bits` of vector:
+ * each element moves its loads and stores; a cycle does at most
+ * c->loads loads and c->stores stores of at most their width, and at
+ * most store_bytes of stores. */
+static double hier_peak_bpc(const struct hier_core *c, int k, int bits)
+{
+	int loads = kernel_reads(k), stores = kernel_writes(k);
+	double lb = (double)(bits < c->load_bits ? bits : c->load_bits) / 8;
+	double sb = (double)(bits < c->store_bits ? bits : c->store_bits) / 8;
+	double lpc = c->loads * lb, spc = c->stores * sb, cyc = 0;
+	double vb = (double)bits / 8; /* bytes of one vector */
+	if (spc > c->store_bytes)
+		spc = c->store_bytes;
+	/* one vector of every array: loads*vb bytes loaded, stores*vb stored */
+	if (loads && loads * vb / lpc > cyc)
+		cyc = loads * vb / lpc;
+	if (stores && stores * vb / spc > cyc)
+		cyc = stores * vb / spc;
+	return cyc > 0 ? (loads + stores) * vb / cyc : 0;
+}
+
+/* Arrays for the cache levels: three of `elems` each, staggered as the
+ * bandwidth arrays are. */
+struct hier_arrays {
+	void *block;
+	struct arrays ar;
+	size_t cap;
+};
+
+static void hier_arrays_get(struct hier_arrays *h, size_t elems)
+{
+	/* elements from one array's start to the next's */
+	size_t step = (round_up(elems * sizeof(elem_t), 4096) + BENCH_STAGGER +
+		       sizeof(elem_t) - 1) / sizeof(elem_t);
+	if (elems <= h->cap)
+		return;
+	os_aligned_free(h->block);
+	if (!(h->block = os_aligned_alloc(3 * step * sizeof(elem_t))))
+		die("out of memory for the hierarchy's arrays (%zu bytes)",
+		    3 * step * sizeof(elem_t));
+	h->ar.a = (elem_t *)h->block;
+	h->ar.b = h->ar.a + step;
+	h->ar.c = h->ar.a + 2 * step;
+	h->cap = elems;
+}
+
+/* Thread t's span of n elements among nt, on cache-line (8-element)
+ * grain, so no two threads write one line. */
+static void hier_span(size_t n, int t, int nt, size_t *lo, size_t *hi)
+{
+	*lo = n * (size_t)t / (size_t)nt / 8 * 8;
+	*hi = t + 1 == nt ? n : n * (size_t)(t + 1) / (size_t)nt / 8 * 8;
+}
+
+static int hier_cpu_of[MAX_THREADS];
+static int hier_cpu_one; /* where a run of 1 thread goes: plan_binding(1) */
+static int hier_pin; /* 1: bench pins, hier_cpu_of[] says where */
+
+static void hier_pin_me(int t)
+{
+	if (hier_pin && t < MAX_THREADS && hier_cpu_of[t] >= 0)
+		pin_to_cpu(hier_cpu_of[t]);
+}
+
+/* Each thread writes the starting values into its own span (first
+ * touch): a 1, b 2, c 0.5. */
+static void hier_init(const struct arrays *ar, int nt)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+	{
+		size_t lo, hi, j;
+		int t = thread_id();
+		hier_pin_me(t);
+		hier_span(ar->n, t, nt, &lo, &hi);
+		for (j = lo; j < hi; j++) {
+			ar->a[j] = 1.0;
+			ar->b[j] = 2.0;
+			ar->c[j] = 0.5;
+		}
+	}
+	(void)nt;
+}
+
+/* One timing of `inner` passes of kernel k over the arrays on nt bound
+ * threads, from a barrier after every thread has started to one after
+ * every thread has finished; *sum gets the last pass's Read total. */
+static double hier_time(enum kernel_id k, const struct arrays *ar, elem_t q,
+			struct method m, int nt, long inner, double *sum)
+{
+	double t0 = 0, t1 = 0, s = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) reduction(+ : s)
+#endif
+	{
+		size_t lo, hi;
+		int t = thread_id();
+		long i;
+		double part = 0;
+		hier_pin_me(t);
+		hier_span(ar->n, t, nt, &lo, &hi);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+		t0 = now();
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+		for (i = 0; i < inner; i++)
+			part = kernel_span(k, ar, q, m, lo, hi);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+		t1 = now();
+		s += part;
+	}
+	(void)nt;
+	*sum = s;
+	return t1 - t0;
+}
+
+/* Whether kernel k's result is right after its passes: Read's total is
+ * n ones; the others' stored array holds its formula's value. */
+static int hier_valid(enum kernel_id k, const struct arrays *ar, elem_t q,
+		      double sum)
+{
+	size_t j, n = ar->n, step = n > (1u << 20) ? 4099 : 1;
+	for (j = 0; j < n; j += step) {
+		elem_t want, got;
+		switch (k) {
+		case K_WRITE: want = q; got = ar->c[j]; break;
+		case K_COPY: want = ar->a[j]; got = ar->c[j]; break;
+		case K_TRIAD: want = ar->b[j] + q * ar->c[j]; got = ar->a[j]; break;
+		default: want = got = 0; break;
+		}
+		if (k != K_READ && want != got)
+			return 0;
+	}
+	return k != K_READ || sum == (double)n;
+}
+
+/* One kernel of one cache level's row at nt threads over n elements an
+ * array: the fastest candidate by BENCH_CAL_PASSES ABBA passes, then
+ * ntimes timings of it (the first a warm-up), each timing enough passes
+ * over the level for HIER_MIN_S.  (Memory's row is STREAM's run:
+ * hier_dram.) */
+static void hier_cell_measure(const struct options *o, struct hier_cell *c,
+			      enum kernel_id k, const struct arrays *ar, int nt,
+			      int isa)
+{
+	struct method cand[MAX_METHODS], m;
+	double cal[MAX_METHODS], sum = 0, t, best = DBL_MAX, worst = 0, *times;
+	elem_t q = 3.0;
+	int nc = candidate_methods(k, isa, cand), i, w = 0, pass;
+	long inner = 1;
+	unsigned long long rep;
+	/* plain stores only, which keep the lines in the level */
+	{
+		int kept = 0;
+		for (i = 0; i < nc; i++)
+			if (cand[i].kind != SK_NT)
+				cand[kept++] = cand[i];
+		nc = kept;
+	}
+	hier_init(ar, nt);
+	{ /* passes enough for HIER_MIN_S a timing */
+		t = hier_time(k, ar, q, cand[0], nt, 1, &sum);
+		t = hier_time(k, ar, q, cand[0], nt, 1, &sum);
+		inner = t > 0 ? (long)(HIER_MIN_S / t) + 1 : 1000;
+		if (inner > 1000000)
+			inner = 1000000;
+	}
+	for (i = 0; i < nc; i++)
+		cal[i] = DBL_MAX;
+	for (pass = 0; pass < BENCH_CAL_PASSES; pass++)
+		for (i = 0; i < nc; i++) {
+			int x = pass % 2 ? nc - 1 - i : i;
+			t = hier_time(k, ar, q, cand[x], nt, inner, &sum);
+			if (t < cal[x])
+				cal[x] = t;
+		}
+	for (i = 1; i < nc; i++)
+		if (cal[i] < cal[w])
+			w = i;
+	m = cand[w];
+	if (!(times = malloc((size_t)o->ntimes * sizeof(*times))))
+		die("out of memory for %llu repetitions", o->ntimes);
+	for (rep = 0; rep < o->ntimes; rep++) {
+		t = hier_time(k, ar, q, m, nt, inner, &sum);
+		times[rep] = t;
+		if (rep > 0 && t < best)
+			best = t;
+	}
+	/* the median's distance above the best: one preempted repetition
+	 * does not make a level look noisy */
+	worst = median(times + 1, (size_t)o->ntimes - 1);
+	free(times);
+	c->how = m;
+	c->valid = hier_valid(k, ar, q, sum);
+	c->mbs = best > 0 ? kernel_bytes(k, ar->n) * (double)inner / best / 1e6 : 0;
+	c->spread_pct = best > 0 ? 100 * (worst - best) / best : 0;
+}
+
+/* Whether cache level `number` is shared by the threads: the OS's word
+ * where it gives one (fewer instances than cores), else L1 and L2 are
+ * private and the rest shared. */
+static int hier_shared(const struct system_info *si, int number, int cores)
+{
+	int i;
+	for (i = 0; i < si->ncaches; i++)
+		if (si->caches[i].level == number &&
+		    strcmp(si->caches[i].type, "Instruction") != 0 &&
+		    si->caches[i].instances > 0)
+			return si->caches[i].instances < cores;
+	return number > 2;
+}
+
+struct hier_run {
+	int nrows;
+	struct hier_row row[HIER_ROWS];
+	int nskipped;
+	char skipped[HIER_ROWS][240];
+	int nt_all, cores_known;
+	double mhz;             /* this machine's clock for bytes/cycle */
+	const char *mhz_source;
+	const struct hier_core *core;
+	char core_what[160];
+	int isa, valid;
+	const char *levels_from; /* "sweep" or the --curve-in file */
+	/* --ws-sweep: Copy at working sets from 1 KiB to 4x the last edge */
+	int npts;
+	unsigned long long pt_ws[HIER_MAX_PTS];
+	struct hier_cell pt[2][HIER_MAX_PTS];
+	double sweep_top;  /* the last level's edge it runs to 4x of */
+	char sweep_why[160]; /* why no sweep was run, "" when it ran or was not asked */
+	/* the summary's levels' edges, for the plot */
+	int nedges;
+	char edge_name[LAT_MAX_LEVELS][16];
+	double edge_bytes[LAT_MAX_LEVELS];
+	int edge_certain[LAT_MAX_LEVELS];
+};
+
+/* The rows: each level of the summary named for certain, with an edge,
+ * then memory; the others are said why not. */
+static void hier_plan_rows(const struct options *o, const struct system_info *si,
+			   const struct lat_summary *s, double lat_mhz,
+			   struct hier_run *h)
+{
+	int i;
+	char b1[32], b2[32];
+	for (i = 0; i < s->nlevels && h->nrows < HIER_ROWS - 1; i++) {
+		const struct lat_level *lv = &s->level[i];
+		struct hier_row *r;
+		double lo = i > 0 ? s->level[i - 1].boundary : 0, ws;
+		int dram = strcmp(lv->name, "DRAM") == 0, nt;
+		if (dram)
+			continue; /* memory is the last row, below */
+		if (lat_level_certain(lv) == 0) {
+			snprintf(h->skipped[h->nskipped++], sizeof(h->skipped[0]),
+				 "%s? has no row: the latency analysis names it "
+				 "uncertainly (%s)", lv->name,
+				 lv->extra ? "not a level of its own"
+				 : lv->tlb_doubt ? "its edge could be a TLB's reach"
+				 : lv->near_below ? "it ends close to the level below"
+				 : lv->disturbed ? "its probe's curve fell across it"
+				 : "resampled readings disagree");
+			continue;
+		}
+		if (!(lv->boundary > 0)) {
+			snprintf(h->skipped[h->nskipped++], sizeof(h->skipped[0]),
+				 "%s has no row: the sweep never left it, so its "
+				 "edge is unknown (raise --max)", lv->name);
+			continue;
+		}
+		ws = lv->boundary / HIER_INSIDE;
+		if (ws < HIER_ABOVE * lo) {
+			format_bytes(b1, sizeof(b1), (unsigned long long)lo);
+			format_bytes(b2, sizeof(b2),
+				     (unsigned long long)lv->boundary);
+			snprintf(h->skipped[h->nskipped++], sizeof(h->skipped[0]),
+				 "%s has no row: its edges (%s to %s) are too close "
+				 "for a working set %dx above the one and 1/%d of the "
+				 "other", lv->name, b1, b2, HIER_ABOVE, HIER_INSIDE);
+			continue;
+		}
+		r = &h->row[h->nrows++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->level, sizeof(r->level), "%s", lv->name);
+		r->ns = lv->ns;
+		r->mhz = lat_mhz;
+		r->edge_lo = lo;
+		r->edge_hi = lv->boundary;
+		r->shared = hier_shared(si, lv->number > 0 ? lv->number : i + 1,
+					h->nt_all);
+		r->threads[0] = 1;
+		r->threads[1] = h->nt_all;
+		ws = (double)((unsigned long long)ws / 4096 * 4096);
+		for (nt = 0; nt < 2; nt++) {
+			int n = r->threads[nt];
+			r->ws_thread[nt] = (unsigned long long)(r->shared ? ws / n : ws);
+			r->ws[nt] = r->ws_thread[nt] * (unsigned long long)n;
+			r->measured[nt] = 1;
+			if (r->shared && r->ws_thread[nt] < HIER_ABOVE * lo) {
+				format_bytes(b1, sizeof(b1), r->ws_thread[nt]);
+				format_bytes(b2, sizeof(b2), (unsigned long long)lo);
+				snprintf(r->why[nt], sizeof(r->why[nt]),
+					 "%s is too small to split among %d threads: "
+					 "a share of %s is under %dx the level below "
+					 "(%s)", r->level, n, b1, HIER_ABOVE, b2);
+				r->measured[nt] = 0;
+			}
+		}
+	}
+	{
+		struct hier_row *r = &h->row[h->nrows++];
+		int nt;
+		memset(r, 0, sizeof(*r));
+		snprintf(r->level, sizeof(r->level), "DRAM");
+		r->dram = r->shared = 1;
+		r->ns = NAN;
+		for (i = 0; i < s->nlevels; i++)
+			if (strcmp(s->level[i].name, "DRAM") == 0)
+				r->ns = s->level[i].ns;
+		r->mhz = lat_mhz;
+		r->threads[0] = 1;
+		r->threads[1] = h->nt_all;
+		/* arrays inside the last cache's edge measure that cache */
+		for (i = h->nrows - 2; i >= 0 && i + 1 == h->nrows - 1; i--) {
+			double ws = 3.0 * (double)o->size * sizeof(elem_t);
+			if (ws < BENCH_LLC_FACTOR * h->row[i].edge_hi) {
+				format_bytes(b1, sizeof(b1), (unsigned long long)ws);
+				format_bytes(b2, sizeof(b2),
+					     (unsigned long long)h->row[i].edge_hi);
+				warn("hierarchy: DRAM's arrays (%s) are under %dx "
+				     "%s's edge (%s): its row may read a cache "
+				     "(raise -s)", b1, BENCH_LLC_FACTOR,
+				     h->row[i].level, b2);
+			}
+		}
+		for (nt = 0; nt < 2; nt++) {
+			r->measured[nt] = 1;
+			r->ws[nt] = 3 * o->size * sizeof(elem_t);
+			r->ws_thread[nt] = r->ws[nt] / (unsigned long long)r->threads[nt];
+		}
+	}
+}
+
+/* Memory's row at thread count nt (0: 1 thread, 1: one a core): the
+ * STREAM run of section 13 (stream_allocate, stream_prepare_on,
+ * stream_measure) of Read, Write, Copy and Triad with --stores auto,
+ * which is the run --best makes: the same candidates (each instruction
+ * set, plain and streaming stores, libc's memcpy for Copy), the same
+ * calibration, the kernels interleaved in each repetition, the best
+ * time of repetitions 2..ntimes, on STREAM's three arrays of -s
+ * elements.  So memory's row is --best's figure for the same kernels,
+ * threads and array size by construction.  In `bench all` with --best,
+ * the kernels whose figure the run's --best table already has at this
+ * thread count and array size are taken from it, not measured again.
+ * The arrays are allocated once (*have) and prepared again per count. */
+static void hier_dram(const struct options *o, const struct system_info *si,
+		      struct hier_row *r, int nt, struct stream_run *run,
+		      int *have)
+{
+	struct options so = *o;
+	struct alloc_plan p;
+	unsigned want = 0;
+	int k, n = r->threads[nt], cpus[MAX_THREADS], i, before;
+	alloc_plan(&p, o, M_STREAM, reported_llc(si),
+		   reported_llc_instances(si), 1);
+	for (k = 0; k < HIER_NK; k++) {
+		int kk = hier_kernels[k];
+		struct hier_cell *c = &r->cell[nt][k];
+		if (stream_kept.have && stream_kept.threads == n &&
+		    stream_kept.elems == p.elems &&
+		    (stream_kept.kernels & (1u << kk))) {
+			double b = kernel_bytes(kk, (size_t)p.elems);
+			/* json_kernel_times()'s formula, so the figures are one */
+			c->mbs = 1.0E-06 * b / stream_kept.min_t[kk];
+			c->spread_pct = 100 * (stream_kept.med_t[kk] -
+					       stream_kept.min_t[kk]) /
+					stream_kept.min_t[kk];
+			c->how = stream_kept.how[kk];
+			c->valid = stream_kept.valid;
+			r->from_run[nt][k] = 1;
+		} else {
+			want |= 1u << kk;
+		}
+	}
+	if (!want)
+		return;
+	so.kernels = want;
+	so.nt_stores = STORES_AUTO;
+	so.best = 0;
+	so.placement = 0;
+	if (!*have) {
+		memset(run, 0, sizeof(*run));
+		run->plan = p;
+		stream_allocate(&so, run);
+		*have = 1;
+	}
+	for (i = 0; i < n && i < MAX_THREADS; i++)
+		cpus[i] = n == 1 ? hier_cpu_one : hier_cpu_of[i];
+	before = threads_requested();
+#ifdef _OPENMP
+	omp_set_num_threads(n);
+#endif
+	stream_prepare_on(&so, run, hier_pin ? cpus : NULL, hier_pin ? n : 0);
+	stream_measure(&so, run, 0);
+#ifdef _OPENMP
+	omp_set_num_threads(before);
+#endif
+	(void)before;
+	for (k = 0; k < HIER_NK; k++) {
+		int kk = hier_kernels[k];
+		struct hier_cell *c = &r->cell[nt][k];
+		if (!(want & (1u << kk)))
+			continue;
+		c->mbs = 1.0E-06 * kernel_bytes(kk, run->n) / run->min_t[kk];
+		c->spread_pct = 100 * (run->med_t[kk] - run->min_t[kk]) /
+				run->min_t[kk];
+		c->how = run->how[kk];
+		c->valid = run->valid;
+	}
+}
+
+/* Measure every row: caches on hier_arrays sized per kernel (the
+ * working set is the kernel's arrays together), memory on STREAM's
+ * three arrays as alloc_plan() lays them out, each kernel over all n. */
+static void hier_measure(const struct options *o, const struct system_info *si,
+			 struct hier_run *h)
+{
+	struct hier_arrays ha;
+	struct stream_run dram;
+	int i, nt, k, dram_have = 0;
+	memset(&ha, 0, sizeof(ha));
+	for (i = 0; i < h->nrows; i++) {
+		struct hier_row *r = &h->row[i];
+		for (nt = 0; nt < 2; nt++) {
+			if (!r->measured[nt] || (nt == 1 && r->threads[1] == 1 &&
+						 r->measured[0])) {
+				if (r->measured[nt])
+					memcpy(r->cell[1], r->cell[0],
+					       sizeof(r->cell[0]));
+				continue;
+			}
+			if (r->dram) {
+				hier_dram(o, si, r, nt, &dram, &dram_have);
+				continue;
+			}
+			for (k = 0; k < HIER_NK; k++) {
+				int kk = hier_kernels[k];
+				size_t words = (size_t)kernel_defs[kk].words;
+				size_t n = (size_t)(r->ws[nt] / (words * sizeof(elem_t)));
+				n = n / 8 * 8;
+				hier_arrays_get(&ha, n);
+				ha.ar.n = n;
+				hier_cell_measure(o, &r->cell[nt][k], (enum kernel_id)kk,
+						  &ha.ar, r->threads[nt], h->isa);
+			}
+		}
+		for (nt = 0; nt < 2; nt++)
+			for (k = 0; k < HIER_NK && r->measured[nt]; k++)
+				h->valid &= r->cell[nt][k].valid;
+	}
+	os_aligned_free(ha.block);
+	if (dram_have)
+		stream_release(&dram);
+	/* told apart: Read above the next measured level's by its spread */
+	for (nt = 0; nt < 2; nt++)
+		for (i = 0; i < h->nrows; i++) {
+			struct hier_row *r = &h->row[i];
+			int j = i + 1;
+			r->apart[nt] = -1;
+			if (!r->measured[nt] || r->dram)
+				continue;
+			while (j < h->nrows && !h->row[j].measured[nt])
+				j++;
+			if (j == h->nrows)
+				continue;
+			r->apart[nt] = r->cell[nt][0].mbs - h->row[j].cell[nt][0].mbs >=
+				       r->cell[nt][0].mbs * r->cell[nt][0].spread_pct / 100 &&
+				       r->cell[nt][0].mbs > h->row[j].cell[nt][0].mbs;
+		}
+	/* the L1d row's peak, per kernel, at the method's vector width */
+	for (i = 0; i < h->nrows && h->core && h->mhz > 0; i++) {
+		struct hier_row *r = &h->row[i];
+		if (strcmp(r->level, "L1d") != 0 || !r->measured[0])
+			continue;
+		for (k = 0; k < HIER_NK; k++) {
+			int bits = isa_vector_bits(r->cell[0][k].how.isa);
+			if (r->cell[0][k].how.kind == SK_MEMCPY || !bits)
+				continue; /* width not bench's to say */
+			r->peak_mbs[k] = hier_peak_bpc(h->core, hier_kernels[k],
+						       bits) * h->mhz;
+		}
+	}
+}
+
+static double hier_bpc(const struct hier_run *h, const struct hier_row *r,
+		       int nt, int k)
+{
+	if (!(h->mhz > 0) || r->dram || !r->measured[nt])
+		return NAN;
+	return r->cell[nt][k].mbs / h->mhz / r->threads[nt];
+}
+
+static void hier_print_text(const struct hier_run *h)
+{
+	int i, nt, k;
+	char b[32], m[32];
+	printf("\nMemory hierarchy: bandwidth inside each level (levels from %s), "
+	       "%d thread%s and %d (one per %s, bound)\n", h->levels_from,
+	       1, "", h->nt_all, h->cores_known ? "core" : "allowed CPU");
+	for (i = 0; i < h->nskipped; i++)
+		printf("  %s\n", h->skipped[i]);
+	printf("%-6s %-7s %10s %8s %12s %12s %12s %12s %8s %8s %s\n", "Level",
+	       "Threads", "WorkSet", "Lat.ns", "read MB/s", "write MB/s",
+	       "copy MB/s", "triad MB/s", "Lat.cyc", "B/c/core", "Note");
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		for (nt = 0; nt < 2; nt++) {
+			format_bytes(b, sizeof(b), r->ws[nt]);
+			printf("%-6s %-7d %10s ", r->level, r->threads[nt], b);
+			if (finite_d(r->ns))
+				printf("%8.3g ", r->ns);
+			else
+				printf("%8s ", "-");
+			if (!r->measured[nt]) {
+				printf("%s\n", r->why[nt]);
+				continue;
+			}
+			for (k = 0; k < HIER_NK; k++)
+				printf("%12.1f ", r->cell[nt][k].mbs);
+			if (finite_d(r->ns) && r->mhz > 0)
+				printf("%8.1f ", r->ns * r->mhz / 1e3);
+			else
+				printf("%8s ", "-");
+			if (finite_d(hier_bpc(h, r, nt, 0)))
+				printf("%8.1f", hier_bpc(h, r, nt, 0));
+			else
+				printf("%8s", "-");
+			printf("%s\n", r->apart[nt] == 0
+			       ? " not told apart from the next level" : "");
+		}
+	}
+	printf("Working set: the kernel's arrays together (read 1, write 1, copy "
+	       "2, triad 3), 1/%d of the level's edge and at least %dx the "
+	       "level below's; a private level's per thread, a shared level's "
+	       "split among the threads; memory: STREAM's three arrays.\n",
+	       HIER_INSIDE, HIER_ABOVE);
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		int taken = 0;
+		if (!r->dram)
+			continue;
+		for (nt = 0; nt < 2; nt++)
+			for (k = 0; k < HIER_NK; k++)
+				taken += r->measured[nt] && r->from_run[nt][k];
+		printf("Memory: STREAM's run of the four kernels with --stores auto, "
+		       "the run --best makes (same candidates, calibration and "
+		       "best time)%s.\n", taken
+		       ? "; where this run's --best table has a kernel at the row's "
+			 "threads and array size, its figure is taken from it"
+		       : "");
+	}
+	printf("B/c/core: read's bytes per cycle per core at %.0f MHz (%s).\n",
+	       h->mhz, h->mhz_source);
+	printf("Methods (1 thread):");
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		if (!r->measured[0])
+			continue;
+		printf("%s %s", i ? ";" : "", r->level);
+		for (k = 0; k < HIER_NK; k++)
+			printf(" %s", method_name(r->cell[0][k].how, m, sizeof(m)));
+	}
+	printf("\n");
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		if (strcmp(r->level, "L1d") != 0 || !r->measured[0])
+			continue;
+		if (!h->core) {
+			printf("L1d core peak: unknown (%s); no %% given\n",
+			       h->core_what);
+			continue;
+		}
+		printf("L1d core peak (%s, %s; %d x %d-bit loads + %d x %d-bit "
+		       "stores, %d B of stores a cycle, at %.0f MHz):",
+		       h->core->name, h->core_what, h->core->loads,
+		       h->core->load_bits, h->core->stores, h->core->store_bits,
+		       h->core->store_bytes, h->mhz);
+		for (k = 0; k < HIER_NK; k++) {
+			if (r->peak_mbs[k] > 0)
+				printf(" %s %.0f MB/s (%.0f%%)",
+				       kernel_defs[hier_kernels[k]].name,
+				       r->peak_mbs[k],
+				       100 * r->cell[0][k].mbs / r->peak_mbs[k]);
+			else
+				printf(" %s - (%s: no vector width of bench's)",
+				       kernel_defs[hier_kernels[k]].name,
+				       method_name(r->cell[0][k].how, m, sizeof(m)));
+		}
+		printf("\n  source: %s\n", h->core->source);
+	}
+	if (h->npts) {
+		printf("Copy by working set (--ws-sweep; both arrays, all threads; "
+		       "to 4x the last edge):\n%10s %14s %11d threads\n",
+		       "WorkSet", "1 thread MB/s", h->nt_all);
+		for (i = 0; i < h->npts; i++) {
+			format_bytes(b, sizeof(b), h->pt_ws[i]);
+			printf("%10s %14.1f %14.1f\n", b, h->pt[0][i].mbs,
+			       h->pt[1][i].mbs);
+		}
+	}
+	if (!h->valid)
+		printf("Hierarchy: a kernel's result failed validation; its figures "
+		       "are not to be trusted\n");
+}
+
+/* The L1d row's peak: per kernel, and at the top the kernel nearest
+ * its peak (core_peak_mbs, peak_pct, peak_kernel); or why there is none. */
+static void hier_json_peak(const struct hier_run *h, const struct hier_row *r)
+{
+	int k, best = -1;
+	for (k = 0; k < HIER_NK; k++)
+		if (r->peak_mbs[k] > 0 && (best < 0 || r->cell[0][k].mbs /
+					   r->peak_mbs[k] > r->cell[0][best].mbs /
+					   r->peak_mbs[best]))
+			best = k;
+	if (best < 0) {
+		json_str("peak_note", !h->core ? h->core_what
+			 : !(h->mhz > 0) ? "no measured clock"
+			 : "every kernel's method has no vector width of bench's "
+			   "(generic code or memcpy)");
+		return;
+	}
+	json_num("core_peak_mbs", r->peak_mbs[best]);
+	json_num("peak_pct", 100 * r->cell[0][best].mbs / r->peak_mbs[best]);
+	json_str("peak_kernel", kernel_defs[hier_kernels[best]].name);
+	json_open("core_peak", '{');
+	for (k = 0; k < HIER_NK; k++) {
+		json_open(kernel_defs[hier_kernels[k]].name, '{');
+		json_num("mbs", r->peak_mbs[k] > 0 ? r->peak_mbs[k] : NAN);
+		json_num("pct", r->peak_mbs[k] > 0
+			 ? 100 * r->cell[0][k].mbs / r->peak_mbs[k] : NAN);
+		json_close('}');
+	}
+	json_close('}');
+	json_str("core", h->core->name);
+	json_str("peak_source", h->core->source);
+}
+
+static void hier_json(const struct hier_run *h)
+{
+	int i, nt, k;
+	char m[32];
+	json_open("hierarchy", '[');
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		for (nt = 0; nt < 2; nt++) {
+			json_open(NULL, '{');
+			json_str("level", r->level);
+			json_int("threads", r->threads[nt]);
+			json_bool("shared", r->shared);
+			json_int("working_set_bytes", (long long)r->ws[nt]);
+			json_int("working_set_thread_bytes", (long long)r->ws_thread[nt]);
+			json_num("edge_lo_bytes", r->dram ? NAN : r->edge_lo);
+			json_num("edge_hi_bytes", r->dram ? NAN : r->edge_hi);
+			json_bool("measured", r->measured[nt]);
+			if (!r->measured[nt])
+				json_str("why", r->why[nt]);
+			for (k = 0; k < HIER_NK; k++) {
+				char key[32];
+				int kk = hier_kernels[k];
+				const struct hier_cell *c = &r->cell[nt][k];
+				snprintf(key, sizeof(key), "%s_mbs", kernel_defs[kk].name);
+				json_num(key, r->measured[nt] ? c->mbs : NAN);
+				snprintf(key, sizeof(key), "%s_spread_pct",
+					 kernel_defs[kk].name);
+				json_num(key, r->measured[nt] ? c->spread_pct : NAN);
+				snprintf(key, sizeof(key), "%s_method", kernel_defs[kk].name);
+				json_str(key, r->measured[nt]
+					 ? method_name(c->how, m, sizeof(m)) : NULL);
+				if (!r->dram || !r->measured[nt])
+					continue;
+				/* memory: whose run the figure is */
+				snprintf(key, sizeof(key), "%s_from", kernel_defs[kk].name);
+				json_str(key, r->from_run[nt][k] ? "run_best"
+					 : "stream_run");
+			}
+			json_num("latency_ns", r->ns);
+			json_num("latency_cycles", finite_d(r->ns) && r->mhz > 0
+				 ? r->ns * r->mhz / 1e3 : NAN);
+			json_num("read_bytes_per_cycle_per_core", hier_bpc(h, r, nt, 0));
+			if (r->apart[nt] < 0)
+				json_str("told_apart", NULL);
+			else
+				json_bool("told_apart", r->apart[nt]);
+			if (strcmp(r->level, "L1d") == 0 && nt == 0)
+				hier_json_peak(h, r);
+			json_close('}');
+		}
+	}
+	json_close(']');
+	json_open("hierarchy_skipped", '[');
+	for (i = 0; i < h->nskipped; i++)
+		json_str(NULL, h->skipped[i]);
+	json_close(']');
+	json_num("hierarchy_mhz", h->mhz > 0 ? h->mhz : NAN);
+	json_open("hierarchy_edges", '[');
+	for (i = 0; i < h->nedges; i++) {
+		json_open(NULL, '{');
+		json_str("level", h->edge_name[i]);
+		json_num("bytes", h->edge_bytes[i]);
+		json_bool("certain", h->edge_certain[i]);
+		json_close('}');
+	}
+	json_close(']');
+	if (h->npts || h->sweep_why[0]) {
+		json_open("hierarchy_sweep", '{');
+		json_str("kernel", "copy");
+		json_num("to_bytes", h->npts ? 4 * h->sweep_top : NAN);
+		if (h->sweep_why[0])
+			json_str("why_not", h->sweep_why);
+		json_open("points", '[');
+		for (nt = 0; nt < 2 && h->npts; nt++)
+			for (i = 0; i < h->npts; i++) {
+				json_open(NULL, '{');
+				json_int("threads", nt ? h->nt_all : 1);
+				json_int("working_set_bytes", (long long)h->pt_ws[i]);
+				json_num("copy_mbs", h->pt[nt][i].mbs);
+				json_num("copy_spread_pct", h->pt[nt][i].spread_pct);
+				json_str("copy_method",
+					 method_name(h->pt[nt][i].how, m, sizeof(m)));
+				json_close('}');
+			}
+		json_close(']');
+		json_close('}');
+	}
+	json_bool("hierarchy_valid", h->valid);
+}
+
+static void hier_csv(const struct hier_run *h)
+{
+	int i, nt, k;
+	char v[64];
+	static const char *const head[] = {
+		"level", "threads", "working_set_bytes", "latency_ns",
+		"read_mbs", "write_mbs", "copy_mbs", "triad_mbs",
+		"read_bytes_per_cycle_per_core", "told_apart", "note"
+	};
+	for (i = 0; i < 11; i++)
+		csv_field(head[i], i == 10);
+	for (i = 0; i < h->nrows; i++) {
+		const struct hier_row *r = &h->row[i];
+		for (nt = 0; nt < 2; nt++) {
+			csv_field(r->level, 0);
+			snprintf(v, sizeof(v), "%d", r->threads[nt]);
+			csv_field(v, 0);
+			snprintf(v, sizeof(v), "%llu", r->ws[nt]);
+			csv_field(v, 0);
+			csv_num(r->ns);
+			for (k = 0; k < HIER_NK; k++)
+				csv_num(r->measured[nt] ? r->cell[nt][k].mbs : NAN);
+			csv_num(hier_bpc(h, r, nt, 0));
+			csv_field(r->apart[nt] < 0 ? "" : r->apart[nt] ? "1" : "0", 0);
+			csv_field(r->measured[nt] ? "" : r->why[nt], 1);
+		}
+	}
+}
+
+/* The threads (1, then one bound thread per core: -t says otherwise),
+ * where they go, and the core's table entry.  Before anything pins the
+ * master thread, whose mask plan_binding() reads. */
+static void hier_setup(const struct options *o, struct hier_run *h)
+{
+	int t, cores = threads_requested();
+	memset(h, 0, sizeof(*h));
+	h->valid = 1;
+	h->levels_from = o->curve_in ? o->curve_in : "this run's latency sweep";
+	h->isa = o->isa >= 0 ? o->isa : isa_widest(NISA - 1);
+	plan_binding(threads_requested());
+	if (bind_plan.rule == BIND_SPREAD && bind_plan.cores_all > 0 &&
+	    !opt_given(o, "threads")) {
+		cores = bind_plan.cores_all;
+		h->cores_known = 1;
+	}
+	h->nt_all = cores;
+#ifndef _OPENMP
+	h->nt_all = 1;
+#endif
+	plan_binding(1);
+	hier_cpu_one = bind_plan.cpu_of[0];
+	plan_binding(h->nt_all);
+	hier_pin = bench_pins(o);
+	for (t = 0; t < MAX_THREADS; t++)
+		hier_cpu_of[t] = t < h->nt_all ? bind_plan.cpu_of[t] : -1;
+	h->core = hier_core_of(h->core_what, sizeof(h->core_what));
+}
+
+/* --ws-sweep: Copy's bandwidth (fastest plain-store method at each
+ * size, as a cache row is measured) at working sets from 1 KiB to 4x the
+ * last edge the summary names, 2 sizes an octave, on 1
+ * thread and on one per core; the working set is both arrays of all
+ * threads together, as likwid-bench's -w counts it.  Three repetitions
+ * a size, the first a warm-up. */
+static void hier_sweep(const struct options *o, const struct lat_summary *s,
+		       struct hier_run *h)
+{
+	struct options so = *o;
+	struct hier_arrays ha;
+	double top = 0, x;
+	int i, nt;
+	for (i = 0; i < s->nlevels; i++)
+		if (strcmp(s->level[i].name, "DRAM") != 0 &&
+		    s->level[i].boundary > top)
+			top = s->level[i].boundary;
+	if (!(top > 0)) {
+		snprintf(h->sweep_why, sizeof(h->sweep_why), "--ws-sweep: no "
+			 "level of the latency summary has an edge, so there is "
+			 "no last level to sweep to 4x of");
+		warn("%s", h->sweep_why);
+		return;
+	}
+	h->sweep_top = top;
+	for (x = 1024; x <= 4 * top * 1.0001 && h->npts < HIER_MAX_PTS;
+	     x *= HIER_PTS_STEP)
+		h->pt_ws[h->npts++] = (unsigned long long)(x + 0.5) / 64 * 64;
+	so.ntimes = 3;
+	memset(&ha, 0, sizeof(ha));
+	for (nt = 0; nt < 2; nt++)
+		for (i = 0; i < h->npts; i++) {
+			int n = nt ? h->nt_all : 1;
+			size_t elems = (size_t)(h->pt_ws[i] / (2 * sizeof(elem_t)));
+			if (nt == 1 && h->nt_all == 1) {
+				h->pt[1][i] = h->pt[0][i];
+				continue;
+			}
+			elems = elems / 8 * 8;
+			if (elems < (size_t)(8 * n)) /* a line a thread at least */
+				elems = (size_t)(8 * n);
+			hier_arrays_get(&ha, elems);
+			ha.ar.n = elems;
+			hier_cell_measure(&so, &h->pt[nt][i], K_COPY, &ha.ar, n, h->isa);
+			h->valid &= h->pt[nt][i].valid;
+		}
+	os_aligned_free(ha.block);
+}
+
+/* The measuring half, from the kept summary: the clock, the rows, then
+ * the bandwidth of every row. */
+static void hier_run(const struct options *o, const struct system_info *si,
+		     struct hier_run *h)
+{
+	if (o->mhz > 0) {
+		h->mhz = o->mhz;
+		h->mhz_source = "from --mhz";
+	} else if (!o->curve_in && lat_kept.mhz > 0) {
+		h->mhz = lat_kept.mhz;
+		h->mhz_source = "measured by the latency sweep";
+	} else {
+		int runs, pre;
+		h->mhz = lat_measure_mhz(&runs, &pre);
+		h->mhz_source = h->mhz > 0 ? "measured" : "not measured";
+	}
+	hier_plan_rows(o, si, &lat_kept.sum, lat_kept.mhz, h);
+	hier_measure(o, si, h);
+	{
+		const struct lat_summary *s = &lat_kept.sum;
+		int i;
+		for (i = 0; i < s->nlevels && h->nedges < LAT_MAX_LEVELS; i++) {
+			if (!(s->level[i].boundary > 0))
+				continue;
+			snprintf(h->edge_name[h->nedges], sizeof(h->edge_name[0]),
+				 "%s", s->level[i].name);
+			h->edge_bytes[h->nedges] = s->level[i].boundary;
+			h->edge_certain[h->nedges++] =
+				lat_level_certain(&s->level[i]) != 0;
+		}
+	}
+	if (o->ws_sweep)
+		hier_sweep(o, &lat_kept.sum, h);
+}
+
+static void hier_report(const struct hier_run *h)
+{
+	if (out.json)
+		hier_json(h);
+	if (out.csv)
+		hier_csv(h);
+	else if (out.text) {
+		hier_print_text(h);
+		text_warnings("WARNING: ");
+	}
+}
+
+/* bench hierarchy: the latency summary (a sweep to HIER_LAT_MAX unless
+ * --max says, or --curve-in), then each level's bandwidth. */
+static int hierarchy_mode(struct options *o, const struct system_info *si)
+{
+	struct hier_run *h = malloc(sizeof(*h));
+	struct alloc_plan p;
+	int rc, json = out.json != NULL, text = out.text;
+	if (!h)
+		die("out of memory for the hierarchy");
+	if (!opt_given(o, "max"))
+		o->lat_max = HIER_LAT_MAX;
+	if (o->lat_min > o->lat_max && !opt_given(o, "min"))
+		o->lat_min = o->lat_max;
+	lat_check(o, si);
+	/* memory's arrays: refused here, before any output, if they cannot be */
+	alloc_plan(&p, o, M_STREAM, reported_llc(si), reported_llc_instances(si), 1);
+	hier_setup(o, h);
+	if (json)
+		json_begin("hierarchy", si);
+	if (o->curve_in) {
+		/* the file's summary in text; its JSON is written here */
+		FILE *j = out.json;
+		out.json = NULL;
+		out.text = text && !out.csv;
+		lat_curve_file(o, si);
+		out.json = j;
+		out.text = text;
+		if (json) {
+			json_open("latency", '{');
+			json_str("source", o->curve_in);
+			json_open("summary", '[');
+			lat_json_summary(&lat_kept.sum, lat_kept.mhz, NULL);
+			json_close(']');
+			json_close('}');
+		}
+	} else {
+		if (json)
+			json_open("latency", '{');
+		latency_mode(o, si, 1, 1);
+		if (json)
+			json_close('}');
+	}
+	fflush(stdout);
+	if (!lat_kept.have)
+		die("hierarchy: the latency analysis gave no summary");
+	hier_run(o, si, h);
+	hier_report(h);
+	if (json)
+		json_end();
+	rc = h->valid ? 0 : 1;
+	free(h);
+	return rc;
+}
+
+/* ======================================================================
  * 24 Entry: the info mode, `bench all`, --plan, and main.
  * ====================================================================== */
 
@@ -16899,16 +18071,21 @@ static int info_mode(const struct system_info *si)
 	return 0;
 }
 
-/* bench all: STREAM's bandwidth report, then the latency summary. */
+/* bench all: STREAM's bandwidth report, then the latency summary, then
+ * the hierarchy's table from that summary (section 23b). */
 static int all_mode(struct options *o, const struct system_info *si)
 {
 	struct alloc_plan p;
+	struct hier_run *h = malloc(sizeof(*h));
 	int rc;
+	if (!h)
+		die("out of memory for the hierarchy");
 	/* refuse bad latency options before any output */
 	lat_check(o, si);
 	alloc_plan(&p, o, M_LATENCY, reported_llc(si),
 		   reported_llc_instances(si), 1);
 	lat_load_check_cpus(o);
+	hier_setup(o, h); /* before the bandwidth run pins the master */
 	if (out.json)
 		json_begin("all", si);
 	rc = stream_mode(o, si, 1);
@@ -16916,10 +18093,17 @@ static int all_mode(struct options *o, const struct system_info *si)
 	if (out.json)
 		json_open("latency", '{');
 	latency_mode(o, si, 1, 1);
-	if (out.json) {
+	if (out.json)
 		json_close('}');
-		json_end();
+	fflush(stdout);
+	if (lat_kept.have) {
+		hier_run(o, si, h);
+		hier_report(h);
+		rc |= !h->valid;
 	}
+	if (out.json)
+		json_end();
+	free(h);
 	return rc;
 }
 
@@ -17103,6 +18287,9 @@ int main(int argc, char **argv)
 		break;
 	case M_NODES:
 		rc = nodes_mode(&o, &si);
+		break;
+	case M_HIER:
+		rc = hierarchy_mode(&o, &si);
 		break;
 	}
 	output_commit(); /* flushes stdout and checks it */

@@ -100,7 +100,7 @@ PROVENANCE_DONE=0
 
 # bench_mode ARGS...: the mode word bench would take from ARGS.
 bench_mode() {
-	case "${1:-}" in stream|latency|all|info|mix|c2c|nodes) printf '%s' "$1" ;; *) printf 'stream' ;; esac
+	case "${1:-}" in stream|latency|all|info|mix|c2c|nodes|hierarchy) printf '%s' "$1" ;; *) printf 'stream' ;; esac
 }
 
 # run_watched OUT ERR CMD...: run CMD, its stdout to OUT and stderr to

@@ -111,6 +111,31 @@ SUMMARY_JQ_MD='def md: tostring | gsub("[[:cntrl:]]"; " ") | gsub("\\\\"; "\\\\"
 	| gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\\|"; "\\|");
 	def n1: if type == "number" then (. * 10 | round / 10 | tostring) else "-" end;'
 
+# summary_hierarchy_table: bench hierarchy's table (also at the end of
+# bench all, so make run's summary has it), a row per step, level and
+# thread count: working set, Read/Write/Copy/Triad MB/s, latency ns, and
+# the reason where a row was not measured; then each level with no row
+# and why.  Prints nothing where no step has a hierarchy.
+summary_hierarchy_table() {
+	jq -e -s 'any(.[]; (.bench.hierarchy // []) != [])' "$RESULTS_DIR"/step-*.json >/dev/null || return 0
+	printf '\n## Memory hierarchy\n\n'
+	printf '| Step | Level | Threads | Working set bytes | Read MB/s | Write MB/s | Copy MB/s | Triad MB/s | Latency ns | Note |\n'
+	printf '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n'
+	jq -r "$SUMMARY_JQ_MD"'
+		. as $r | .bench.hierarchy[]? | "| \($r.step) | \(.level | md) | \(.threads | md) | \(.working_set_bytes | md) | \(.read_mbs | n1) | \(.write_mbs | n1) | \(.copy_mbs | n1) | \(.triad_mbs | n1) | \(.latency_ns | n1) | \(if .measured then (if .told_apart == false then "not told apart from the next level" else "" end) else (.why // "" | md) end) |"' \
+		"$RESULTS_DIR"/step-*.json
+	jq -e -s 'any(.[]; (.bench.hierarchy_skipped // []) != [])' "$RESULTS_DIR"/step-*.json >/dev/null || return 0
+	printf '\nLevels with no row:\n\n'
+	jq -r "$SUMMARY_JQ_MD"'. as $r | .bench.hierarchy_skipped[]? | "- step \($r.step): \(md)"' "$RESULTS_DIR"/step-*.json
+}
+
+# summary_stream_hierarchy: the STREAM table, then the hierarchy's where
+# the run has one (bench all, make run).
+summary_stream_hierarchy() {
+	summary_stream_table
+	summary_hierarchy_table
+}
+
 # summary_mix_table: bench mix's table, a row per step and mix: plain and
 # streaming MB/s (best repetition); a step that failed shows none.
 summary_mix_table() {
