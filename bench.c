@@ -6907,27 +6907,30 @@ static void phys_json(const char *key, const struct phys_report *pr,
 		(dst)[j] = (sval)
 #endif
 
-/* sum = the sum of sval over [lo, hi) in double: eight partial sums
- * keep the adds independent, so the loop is limited by loads, not by
- * the latency of one accumulator.  sval reads element j, which each
- * lane steps on. */
+/* sum = the sum of sval over [lo, hi) in double: SUM_LANES partial
+ * sums keep the adds independent, so the loop is limited by loads, not
+ * by the latency of an accumulator.  A compiler that vectorizes them
+ * keeps 32 / lanes vector accumulators: 4 for AVX-512's doubles, enough
+ * to keep its adds busy.  With 8 (one vector) Read took 14 bytes a
+ * cycle from the L1d of the Intel guest (family 6 model 167), 0.15 of
+ * likwid-bench's load; with 32, 56 (docs/measurements.md).  sval reads
+ * element j, which each lane steps on. */
+#ifndef SUM_LANES
+#define SUM_LANES 32
+#endif
 #define SUM_LOOP(j, lo, hi, sval, sum)                                    \
 	do {                                                                \
-		double s_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                    \
-		for (j = (lo); j + 8 <= (hi);) {                            \
-			s_[0] += (sval); j++;                               \
-			s_[1] += (sval); j++;                               \
-			s_[2] += (sval); j++;                               \
-			s_[3] += (sval); j++;                               \
-			s_[4] += (sval); j++;                               \
-			s_[5] += (sval); j++;                               \
-			s_[6] += (sval); j++;                               \
-			s_[7] += (sval); j++;                               \
-		}                                                           \
+		double s_[SUM_LANES] = {0};                                 \
+		int u_;                                                     \
+		for (j = (lo); j + SUM_LANES <= (hi);)                      \
+			for (u_ = 0; u_ < SUM_LANES; u_++, j++)             \
+				s_[u_] += (sval);                           \
 		for (; j < (hi); j++)                                       \
 			s_[0] += (sval);                                    \
-		(sum) = ((s_[0] + s_[1]) + (s_[2] + s_[3])) +               \
-			((s_[4] + s_[5]) + (s_[6] + s_[7]));                \
+		for (u_ = SUM_LANES / 2; u_ > 0; u_ /= 2)                   \
+			for (j = 0; j < (size_t)u_; j++)                    \
+				s_[j] += s_[j + u_];                        \
+		(sum) = s_[0];                                              \
 	} while (0)
 
 /* The plain kernels, k_copy ... k_nstream, in this build's own code:
