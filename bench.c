@@ -10225,7 +10225,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			if (m > 0 && abs_d(lat_ln(lvl / out[m - 1].ns)) <= tol) {
 				out[m - 1].last = j - 1;
 			} else if (m < maxout) {
-				out[m++] = (struct lat_flat){i, j - 1, lvl, 0, 0};
+				out[m++] = (struct lat_flat){i, j - 1, lvl, 0, 0, 0};
 			}
 		}
 		i = j;
@@ -10245,7 +10245,7 @@ static int lat_find_flats(const double *bytes, const double *ns, int n,
 			if (from < n - LAT_PLATEAU_MIN_PTS)
 				from = n - LAT_PLATEAU_MIN_PTS;
 			out[m++] = (struct lat_flat){
-				from, n - 1, median(ns + from, (size_t)(n - from)), 0, 1};
+				from, n - 1, median(ns + from, (size_t)(n - from)), 0, 1, 0};
 		}
 	}
 	/* The boundary: where the smoothed curve first climbs LAT_LEVEL_JUMP
