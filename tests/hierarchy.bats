@@ -9,6 +9,8 @@
 
 load test_helper
 
+setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; } # its tests run in order (CONTRIBUTING.md)
+
 FIX="$BATS_TEST_DIRNAME/fixtures"
 # memory's arrays small and few repetitions: the tests read the shape
 SMALL=(-s 200000 -n 3)
