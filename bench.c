@@ -17374,7 +17374,7 @@ static void hier_plan_rows(const struct options *o, const struct system_info *si
 				snprintf(r->why[nt], sizeof(r->why[nt]),
 					 "%s is too small to split among %d threads: "
 					 "a share of %s is under %dx the level below "
-					 "(%s)", r->level, n, b1, HIER_ABOVE, b2);
+					 "(%s)", lv->name, n, b1, HIER_ABOVE, b2);
 				r->measured[nt] = 0;
 			}
 		}
