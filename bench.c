@@ -5340,21 +5340,28 @@ static size_t span_snap(size_t x, size_t grain, size_t phase, size_t n)
 	return at < 0 ? 0 : (size_t)at > n ? n : (size_t)at;
 }
 
-/* Where thread t of nt starts in [0, n); n for t == nt. */
-static size_t span_start(size_t n, size_t t, size_t nt)
+/* Where thread t of nt starts in [0, n) split on cache lines alone,
+ * as even as whole lines allow; n for t == nt. */
+static size_t span_line_start(size_t n, size_t t, size_t nt)
 {
 	size_t q, blocks, per, rem, b;
-	if (t == 0 || t >= nt)
-		return t == 0 ? 0 : n;
-	if (span_grain)
-		return span_snap((size_t)((unsigned long long)t * n / nt),
-				 span_grain, span_phase, n);
 	q = CACHE_LINE / sizeof(elem_t) ? CACHE_LINE / sizeof(elem_t) : 1;
 	blocks = (n + q - 1) / q;
 	per = blocks / nt;
 	rem = blocks % nt;
 	b = t * per + (t < rem ? t : rem);
 	return b * q < n ? b * q : n;
+}
+
+/* Where thread t of nt starts in [0, n); n for t == nt. */
+static size_t span_start(size_t n, size_t t, size_t nt)
+{
+	if (t == 0 || t >= nt)
+		return t == 0 ? 0 : n;
+	if (span_grain)
+		return span_snap((size_t)((unsigned long long)t * n / nt),
+				 span_grain, span_phase, n);
+	return span_line_start(n, t, nt);
 }
 
 /* This thread's share of [0, n): contiguous, in thread order, on the
@@ -6921,15 +6928,15 @@ static void phys_json(const char *key, const struct phys_report *pr,
 #define SUM_LOOP(j, lo, hi, sval, sum)                                    \
 	do {                                                                \
 		double s_[SUM_LANES] = {0};                                 \
-		int u_;                                                     \
+		int u_, v_;                                                 \
 		for (j = (lo); j + SUM_LANES <= (hi);)                      \
 			for (u_ = 0; u_ < SUM_LANES; u_++, j++)             \
 				s_[u_] += (sval);                           \
 		for (; j < (hi); j++)                                       \
 			s_[0] += (sval);                                    \
 		for (u_ = SUM_LANES / 2; u_ > 0; u_ /= 2)                   \
-			for (j = 0; j < (size_t)u_; j++)                    \
-				s_[j] += s_[j + u_];                        \
+			for (v_ = 0; v_ < u_; v_++)                         \
+				s_[v_] += s_[v_ + u_];                      \
 		(sum) = s_[0];                                              \
 	} while (0)
 
@@ -17109,12 +17116,13 @@ static void hier_arrays_get(struct hier_arrays *h, size_t elems)
 	h->cap = elems;
 }
 
-/* Thread t's span of n elements among nt, on cache-line (8-element)
- * grain, so no two threads write one line. */
+/* Thread t's span of n elements among nt, split on cache lines (the
+ * bandwidth program's rule without its page grid, which is set for the
+ * STREAM arrays), so no two threads write one line. */
 static void hier_span(size_t n, int t, int nt, size_t *lo, size_t *hi)
 {
-	*lo = n * (size_t)t / (size_t)nt / 8 * 8;
-	*hi = t + 1 == nt ? n : n * (size_t)(t + 1) / (size_t)nt / 8 * 8;
+	*lo = span_line_start(n, (size_t)t, (size_t)nt);
+	*hi = span_line_start(n, (size_t)t + 1, (size_t)nt);
 }
 
 static int hier_cpu_of[MAX_THREADS];
