@@ -92,7 +92,7 @@ cell() { printf '%s\n' "$1" | awk -F' [|] ' -v n="$2" '{ c = $n; sub(/^[|] /, ""
 		[ "$(cell "$row" 3)" = "$(jq -r '.bench.run.buffer.page_kib / 1024 | if . >= 1 then "\(.) MiB" else "\(. * 1024) KiB" end' "$f")" ]
 		[ "$(cell "$row" 4)" = '1 GiB' ]
 		for c in '5 .tail.ns' '6 .memory.ns' '7 .memory.tlb_ns'; do
-			want=$(printf '%.1f' "$(jq -r ".bench.summary[0]${c#* }" "$f")")
+			want=$(round_as_c 1 "$(jq -r ".bench.summary[0]${c#* }" "$f")")
 			[ "$(cell "$row" "${c%% *}")" = "$want" ] || { echo "$m column ${c%% *}: $(cell "$row" "${c%% *}"), JSON $want"; return 1; }
 		done
 		# the largest reach the fake measured, with its page size; or, where

@@ -731,7 +731,8 @@ DRAM 102'
 	for i in 1 2; do
 		l1[i]=$(jq -r '.summary[0].levels[] | select(.name == "L1d") | .ns' "$d/run-$i.json")
 		mhz[i]=$(jq -r '.clock.mhz' "$d/run-$i.json")
-		assert_line --regexp "^bench +$i +[0-9]+\.[0-9]+ +$(printf '%.2f' "${l1[i]}") .* $(printf '%.2f' "${mhz[i]}")\$"
+		# rounded as the harness rounds (round_as_c)
+		assert_line --regexp "^bench +$i +[0-9]+\.[0-9]+ +$(round_as_c 2 "${l1[i]}") .* $(round_as_c 2 "${mhz[i]}")\$"
 	done
 	assert_line --regexp "^bench +median +[0-9.]+ +$(awk -v a="${l1[1]}" -v b="${l1[2]}" 'BEGIN { printf "%.2f", (a + b) / 2 }') "
 	run "$MEMBENCH_ROOT/harness/time-latency-sweep" -n x

@@ -61,8 +61,8 @@ needs_openmp() {
 	# the table's idle latency is the run's JSON idle row
 	local json idle
 	json=$(find "$MEMBENCH_RESULTS" -name run-1.json)
-	idle=$(jq -r '.loaded.curves[0].idle_ns * 100 | round / 100' "$json")
-	assert_line --regexp "^ +1 +1:0 .* $(printf '%.2f' "$idle") +[-0-9.]+ +[0-9.]+ +(yes|NO) "
+	idle=$(jq -r '.loaded.curves[0].idle_ns' "$json")
+	assert_line --regexp "^ +1 +1:0 .* $(round_as_c 2 "$idle") +[-0-9.]+ +[0-9.]+ +(yes|NO) "
 	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" -n x
 	assert_failure 2
 	run --separate-stderr "$MEMBENCH_ROOT/harness/loaded-latency" --tolerance much

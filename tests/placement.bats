@@ -134,7 +134,7 @@ as_nobody() {
 	local json triad
 	json=$(find "$MEMBENCH_RESULTS" -name run-1.json)
 	triad=$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$json")
-	assert_line --regexp "^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +$(printf '%.1f' "$triad") "
+	assert_line --regexp "^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +$(round_as_c 1 "$triad") "
 	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -n 0
 	assert_failure 2
 	run --separate-stderr "$MEMBENCH_ROOT/harness/placement-spread" -- latency

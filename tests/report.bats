@@ -93,7 +93,7 @@ png_ok() {
 	diff <(csv_col 'Run rules' "$csv") <(jq -r '.bench.run_rules.verdict' "$SIZE"/step-*.json)
 	# Markdown: the same numbers, one decimal, right-aligned, units in the header
 	triad=$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$SIZE/step-003.json")
-	grep -qE "\| +$(printf '%.1f' "$triad") \|" "$SIZE/report.md"
+	grep -qE "\| +$(round_as_c 1 "$triad") \|" "$SIZE/report.md"
 	grep -q '| Triad MB/s |' "$SIZE/report.md"
 	grep -qE '^\| -+ \| .* -+: \|' "$SIZE/report.md"
 	# the reasons behind a verdict are listed under the table
@@ -113,7 +113,7 @@ png_ok() {
 	# txt: a header and rows whose Triad column ends in the same place
 	hdr=$(grep -n 'Triad MB/s' "$THREADS/report.txt" | head -n 1)
 	end=$(( $(printf '%s' "${hdr#*:}" | awk '{ print index($0, "Triad MB/s") + length("Triad MB/s") - 1 }') ))
-	v=$(printf '%.1f' "$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$THREADS/step-002.json")")
+	v=$(round_as_c 1 "$(jq -r '.bench.results[] | select(.kernel == "Triad") | .best_mbs' "$THREADS/step-002.json")")
 	row=$(grep -E '^002 ' "$THREADS/report.txt")
 	# the value ends at that column, a word of its own (another column
 	# may hold the same digits, so it is not searched for)

@@ -359,7 +359,7 @@ fail_step() {
 	done <"$nums"
 	# nor, rounded, in the pages that round
 	for f in "$BAD/report.md" "$BAD/report.txt" "$BAD/report.html"; do
-		run grep -cF -- "$(printf '%.1f' "$triad")" "$f"
+		run grep -cF -- "$(round_as_c 1 "$triad")" "$f"
 		assert_output 0
 	done
 	# the tables: the failed step's row says FAILED and has no rate

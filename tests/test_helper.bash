@@ -409,3 +409,8 @@ rt_prefix() {
 	RT=(chrt -f 1)
 	chrt -f 1 true 2>/dev/null || RT=()
 }
+
+# round_as_c DIGITS X: X rounded as bench's printf, awk and the harnesses
+# round it, through a double. bash's own printf rounds through long
+# double, and a tie such as 1.185 or 4191.495 falls the other way there.
+round_as_c() { awk -v d="$1" -v x="$2" 'BEGIN { printf "%.*f", d, x }'; }
