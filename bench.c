@@ -10460,16 +10460,33 @@ static int lat_cache_edge(const struct lat_flat *fl, int k,
 	return 1;
 }
 
-/* Cache levels from stretches a..b-1, named in order, each matched with
- * the next reported cache within LAT_SIZE_AGREE of its edge.  seen[k]:
- * cache k was matched (1), or said to disagree with the level of its
- * number (-1); *matched: the first cache not yet passed. */
-static void lat_caches(const struct lat_flat *fl, int a, int b,
-		       const double *bytes, const struct lat_ctx *ctx,
-		       struct lat_summary *sum, int *seen, int *matched)
+/* Where a level whose rise was read as a climbing stretch, no level of
+ * its own (lat_renumber), ends: where half the chase's loads still hit
+ * it, the latency halfway from its last stretch j to stretch h, the next
+ * flat one; a cache whose sets fill unevenly (4 KiB frames) empties by
+ * degrees.  Its boundary, where nothing climbs out of it. */
+static double lat_half_hit(const struct lat_flat *fl, int j, int h,
+			   const double *bytes, const double *ns)
+{
+	double mid = (fl[j].ns + fl[h].ns) / 2;
+	int k;
+	for (k = fl[j].last; k + 2 <= fl[h].first; k++)
+		if (lat_median3(ns[k], ns[k + 1], ns[k + 2]) >= mid)
+			return lat_geomean(bytes[k], bytes[k + 1]);
+	return fl[j].boundary;
+}
+
+/* Cache levels from stretches a..b-1 (of m), named in order, each
+ * matched with the next reported cache within LAT_SIZE_AGREE of its
+ * edge.  seen[k]: cache k was matched (1), or said to disagree with the
+ * level of its number (-1); *matched: the first cache not yet passed. */
+static void lat_caches(const struct lat_flat *fl, int a, int b, int m,
+		       const double *bytes, const double *ns,
+		       const struct lat_ctx *ctx, struct lat_summary *sum,
+		       int *seen, int *matched)
 {
 	char b1[32], b2[32];
-	int i, j, k, num;
+	int i, j, k, num, h;
 	for (i = a; i < b && sum->nlevels < LAT_MAX_LEVELS; i = j + 1) {
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		/* the cache this level is to match, when the OS reports one:
@@ -10486,6 +10503,11 @@ static void lat_caches(const struct lat_flat *fl, int a, int b,
 		lv->number = ctx->unnumbered >> (sum->nlevels - 1) & 1 ? 0 : ++num;
 		snprintf(lv->name, sizeof(lv->name), "L%d%s%s", num, num == 1 ?
 			 "d" : "", lv->number ? "" : "+");
+		for (h = j + 1; h < m && fl[h].climbing; h++)
+			;
+		if (lv->number && h > j + 1 && h < m &&
+		    ctx->unnumbered >> sum->nlevels & 1)
+			lv->boundary = lat_half_hit(fl, j, h, bytes, ns);
 		lv->agrees = -1;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
 			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
@@ -10672,14 +10694,14 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	       !lat_cache_edge(fl, d - 1, ctx))
 		d--;
 	/* The caches: the stretches below it, grouped into levels. */
-	lat_caches(fl, 0, d, bytes, ctx, sum, seen, &matched);
+	lat_caches(fl, 0, d, m, bytes, ns, ctx, sum, seen, &matched);
 	if (fl[m - 1].boundary == 0 && d > 0 &&
 	    ((llc && bytes[n - 1] >= (double)llc * LAT_SIZE_AGREE) ||
 	     (ctx->ncaches && sum->nlevels >= ctx->ncaches) ||
 	     fl[d].ns >= LAT_DRAM_RATIO * fl[0].ns))
 		dram = 1;
 	else /* the sweep ends in a cache: it is one more level */
-		lat_caches(fl, d, m, bytes, ctx, sum, seen, &matched);
+		lat_caches(fl, d, m, m, bytes, ns, ctx, sum, seen, &matched);
 	caches = sum->nlevels;
 	if (!dram) {
 		format_bytes(b1, sizeof(b1), (unsigned long long)bytes[n - 1]);
@@ -12806,7 +12828,7 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 		x[i] = (double)pr->lpage[i].bytes;
 		y[i] = pr->local[0].ns + (pr->excess[i] > 0 ? pr->excess[i] : 0);
 	}
-	ctx.ncaches = 0;
+	ctx.ncaches = ctx.all_caches = 0; /* TLBs, not the OS's caches */
 	memset(t, 0, sizeof(*t));
 	if (pr->nlpage)
 		lat_read_curve(x, y, pr->nlpage, stride, &ctx, 0, t);
