@@ -115,3 +115,12 @@ product_shell_files() {
 	assert_success
 	assert_output harness/lib/options.sh
 }
+
+@test "tests round figures as the programs do: round_as_c, never bash's printf (long double)" {
+	# a table's figure is rounded through a double by bench, awk and the
+	# harnesses; bash's printf rounds through long double, so a tie such
+	# as 1.185 lands the other way there (a CI run failed so)
+	run grep -nE "printf '%[0-9]*\.[0-9]+f'" "$MEMBENCH_ROOT"/tests/*.bats "$MEMBENCH_ROOT"/tests/*.bash
+	assert_failure 1
+	assert_output ''
+}
