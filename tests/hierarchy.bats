@@ -455,8 +455,14 @@ zen4_peak_ok() {
 	assert_success
 	local d
 	d=$(dirname "$(find "$t/r" -name summary.md)")
-	# a hostile level name in the record: it must stay text
-	jq '.bench.hierarchy_edges[0].level = "L1d\"\nsystem \"touch '"$t"'/pwned\"\n#"' \
+	# a hostile level name in the record: it must stay text; and an L1d
+	# peak from a guest's entry, above 100%: its caveat and warning are
+	# carried into the notes
+	jq '.bench.hierarchy_edges[0].level = "L1d\"\nsystem \"touch '"$t"'/pwned\"\n#"
+	  | .bench.hierarchy[0] |= (del(.peak_note) + {core_peak_mbs: 1000,
+	      peak_pct: 250, peak_kernel: "copy", core: "test core",
+	      peak_source: "test guide", peak_caveat: "test caveat",
+	      peak_warning: "above the peak: copy; test"})' \
 		"$d/step-001.json" >"$t/s.json"
 	mv "$t/s.json" "$d/step-001.json"
 	run --separate-stderr "$BATS_TEST_DIRNAME/../harness/report" --html -o "$t/o" "$d"
@@ -467,7 +473,7 @@ zen4_peak_ok() {
 	grep -q 'id="plot-hierarchy"' "$t/o/report.html"
 	grep -q '^## Memory hierarchy: bandwidth inside each level' "$t/o/report.md"
 	[ "$(grep -cE '^\| 001 +\| (L1d|L2|DRAM) +\| +[12] \|' "$t/o/report.md")" -eq 6 ]
-	grep -q '^- 001: L1d core peak' "$t/o/report.md"
+	grep -q '^- 001: L1d core peak 1000 MB/s (test core), copy at 250%; source: test guide; caveat: test caveat; above the peak: copy; test$' "$t/o/report.md"
 	# the plot's lines: the two thread counts and the edges' names
 	grep -q '>1 thread<' "$t/o/plot-hierarchy.svg"
 	grep -q '>2 threads<' "$t/o/plot-hierarchy.svg"
