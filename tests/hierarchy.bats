@@ -148,6 +148,19 @@ hier() {
 	done
 }
 
+@test "bytes per cycle per core: every cache row's Read over the clock and its threads, none for memory" {
+	stair "$BATS_TEST_TMPDIR/c.txt" 32768:1 1048576:4 10485760:15 0:90
+	hier --curve-in "$BATS_TEST_TMPDIR/c.txt" --caches 32K,1M,10M --mhz 2345.5
+	jq -e '.hierarchy_mhz as $mhz | $mhz == 2345.5 and
+	  ([.hierarchy[] | select(.level != "DRAM") | .level] | unique) ==
+	    ["L1d", "L2", "L3"] and
+	  (.hierarchy | all(if .level == "DRAM" then
+	      .read_bytes_per_cycle_per_core == null
+	    else (.read_mbs / $mhz / .threads) as $b |
+	      (.read_bytes_per_cycle_per_core - $b | fabs) < 1e-6 * $b end))' \
+		<<<"$output" >/dev/null
+}
+
 # cpuinfo VENDOR FAMILY MODEL [FLAGS]: a /proc whose cpuinfo names that
 # CPU (flags "fpu" unless FLAGS says)
 cpuinfo() {
