@@ -174,7 +174,7 @@ cpuinfo() {
 # widths give (57647: two 256-bit loads and one 256-bit store a cycle;
 # a 512-bit access takes two 256-bit slots), counted here in slots from
 # the JSON's own clock and each method's vector width; the per cent is
-# the measured figure over it, unclipped
+# the measured figure over it, unclipped.  The JSON on stdin.
 zen4_peak_ok() {
 	jq -e '.hierarchy_mhz as $mhz | .hierarchy[0] as $l |
 	  {sse2: 128, avx2: 256, avx512: 512} as $bits |
@@ -199,7 +199,7 @@ zen4_peak_ok() {
 	     .value.pct > 100) | .key] as $over |
 	   if ($over | length) > 0
 	   then $l.peak_warning == "above the peak: \($over | join(", ")); the table'\''s entry or the clock is wrong"
-	   else $l.peak_warning == null end)' <<<"$output" >/dev/null
+	   else $l.peak_warning == null end)' >/dev/null
 }
 
 @test "L1d peak: a CPU in the table gets its peak from its widths, the clock and the method's width, with the source" {
@@ -235,7 +235,7 @@ zen4_peak_ok() {
 			cpuinfo AuthenticAMD 25 "$model"
 			MEMBENCH_PROCFS="$BATS_TEST_TMPDIR/proc" hier \
 				--curve-in "$FIX/curve-4level.txt" --mhz "$mhz"
-			zen4_peak_ok
+			zen4_peak_ok <<<"$output"
 			jq -e '.hierarchy[0].peak_caveat == null' <<<"$output" >/dev/null
 		done
 	done
@@ -244,7 +244,7 @@ zen4_peak_ok() {
 		cpuinfo AuthenticAMD 25 97
 		MEMBENCH_PROCFS="$BATS_TEST_TMPDIR/proc" hier \
 			--curve-in "$FIX/curve-4level.txt" --mhz 2345.5 --isa avx2
-		zen4_peak_ok
+		zen4_peak_ok <<<"$output"
 	fi
 	# family 19h models outside them are Zen 3's (or unknown): no peak
 	for model in 1 33 95 176; do
@@ -262,7 +262,7 @@ zen4_peak_ok() {
 	cpuinfo AuthenticAMD 25 17 "fpu vme hypervisor lahf_lm"
 	MEMBENCH_PROCFS="$BATS_TEST_TMPDIR/proc" hier \
 		--curve-in "$FIX/curve-4level.txt" --mhz 3000
-	zen4_peak_ok
+	zen4_peak_ok <<<"$output"
 	jq -e '.hierarchy[0].peak_caveat | test("^a hypervisor reports this CPU.s family and model")' \
 		<<<"$output" >/dev/null
 	MEMBENCH_PROCFS="$BATS_TEST_TMPDIR/proc" run --separate-stderr "$BENCH" \
