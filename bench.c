@@ -17008,7 +17008,10 @@ struct hier_row {
  * where its numbers were checked against the vendor's own optimization
  * guide, named with its publication number and section in `source`
  * (docs/bench.md lists the cores left out and why): a CPU that is not
- * here gets no peak and no per cent, never a guess. */
+ * here gets no peak and no per cent, never a guess.  A vector wider
+ * than load_bits or store_bits takes that many slots (Zen 4 runs
+ * AVX-512 on 256-bit datapaths), so the bytes a cycle never grow with
+ * the instruction set past the datapath. */
 struct hier_core {
 	const char *vendor; /* /proc/cpuinfo vendor_id */
 	int family, model_lo, model_hi;
@@ -17017,32 +17020,60 @@ struct hier_core {
 	const char *source;
 };
 
+/* Zen 4's models: family 19h models 10h-1Fh and 60h-AFh, as Linux's
+ * arch/x86/kernel/cpu/amd.c (bsp_init_amd) sorts family 19h into Zen 3
+ * and Zen 4. */
+#define HIER_ZEN4_NAME "AMD Zen 4 (family 19h)"
+#define HIER_ZEN4_SOURCE "Software Optimization Guide for the AMD Zen4 " \
+	"Microarchitecture, publication 57647: section 2.11 Floating-Point " \
+	"Unit (up to two 256-bit loads a cycle; FP stores on two pipes, one " \
+	"a cycle; 512-bit operations over two cycles, the datapaths being " \
+	"256 bits) and section 2.12 Load-Store Unit (three memory " \
+	"operations a cycle, at most two of them stores)"
+
 static const struct hier_core hier_cores[] = {
 	{"AuthenticAMD", 0x16, 0x00, 0x0f, "AMD family 16h (Jaguar)", 1, 128, 1,
 	 128, 16, "Software Optimization Guide for AMD Family 16h Processors, "
 	 "publication 52128 rev. 1.1 (March 2013), section 2.5.2 L1 Data "
 	 "Cache and section 2.12 Load Store Unit: one 128-bit load and one "
 	 "128-bit store per cycle"},
+	/* vector loads: two of 256 bits (2.11), though 2.12 lets three
+	 * memory operations be loads (that is the integer side); vector
+	 * stores: one of 256 bits a cycle (2.11) */
+	{"AuthenticAMD", 0x19, 0x10, 0x1f, HIER_ZEN4_NAME, 2, 256, 1, 256, 32,
+	 HIER_ZEN4_SOURCE},
+	{"AuthenticAMD", 0x19, 0x60, 0xaf, HIER_ZEN4_NAME, 2, 256, 1, 256, 32,
+	 HIER_ZEN4_SOURCE},
 };
 #define HIER_NCORES (sizeof(hier_cores) / sizeof(hier_cores[0]))
 
 /* This CPU's vendor, family and model from /proc/cpuinfo (redirectable
- * with MEMBENCH_PROCFS); 0 when they cannot be read. */
-static int hier_cpu_id(char *vendor, size_t len, int *family, int *model)
+ * with MEMBENCH_PROCFS); 0 when they cannot be read.  *guest: the first
+ * flags line has "hypervisor", so a hypervisor chose the family and
+ * model the guest sees. */
+static int hier_cpu_id(char *vendor, size_t len, int *family, int *model,
+		       int *guest)
 {
-	char path[4096], line[512];
+	char path[4096], line[4096];
 	FILE *f;
 	int got = 0;
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root());
 	*family = *model = -1;
+	*guest = 0;
 	vendor[0] = '\0';
 	if (!(f = pseudo_open(path)))
 		return 0;
-	while (got != 7 && fgets(line, sizeof(line), f)) {
+	while ((got & 15) != 15 && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':'), *e;
 		long v;
 		if (!colon)
 			continue;
+		if (strncmp(line, "flags", 5) == 0 && !(got & 8) &&
+		    (line[5] == ' ' || line[5] == '\t')) {
+			*guest = has_word(colon + 1, "hypervisor");
+			got |= 8;
+			continue;
+		}
 		if (strncmp(line, "vendor_id", 9) == 0 && !(got & 1)) {
 			colon++;
 			while (*colon == ' ' || *colon == '\t')
@@ -17064,16 +17095,18 @@ static int hier_cpu_id(char *vendor, size_t len, int *family, int *model)
 		}
 	}
 	fclose(f);
-	return got == 7;
+	return (got & 7) == 7;
 }
 
-/* The table's entry for this CPU, or NULL; *what names the CPU. */
-static const struct hier_core *hier_core_of(char *what, size_t len)
+/* The table's entry for this CPU, or NULL; *what names the CPU, *guest
+ * says a hypervisor chose its family and model. */
+static const struct hier_core *hier_core_of(char *what, size_t len,
+					    int *guest)
 {
 	char vendor[64];
 	int family, model;
 	size_t i;
-	if (!hier_cpu_id(vendor, sizeof(vendor), &family, &model)) {
+	if (!hier_cpu_id(vendor, sizeof(vendor), &family, &model, guest)) {
 		snprintf(what, len, "this CPU's vendor, family and model could not "
 			 "be read");
 		return NULL;
@@ -17323,6 +17356,7 @@ struct hier_run {
 	const char *mhz_source;
 	const struct hier_core *core;
 	char core_what[160];
+	int core_guest; /* a hypervisor chose the family and model */
 	int isa, valid;
 	const char *levels_from; /* "sweep" or the --curve-in file */
 	/* --ws-sweep: Copy at working sets from 1 KiB to 4x the last edge */
@@ -17594,6 +17628,31 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 	}
 }
 
+/* Said beside the peak where the CPU's identity came from a hypervisor:
+ * the table's entry is then the reported model's. */
+#define HIER_GUEST_CAVEAT "a hypervisor reports this CPU's family and " \
+	"model (cpuinfo's \"hypervisor\" flag); the entry is the reported " \
+	"model's, which need not be the host's core"
+
+/* The kernels whose measured figure is above their peak, comma
+ * separated into buf; how many.  Above 100% the entry or the clock is
+ * wrong: it is said so, and the per cent is not clipped. */
+static int hier_peak_over(const struct hier_row *r, char *buf, size_t len)
+{
+	int k, n = 0;
+	size_t at = 0;
+	buf[0] = '\0';
+	for (k = 0; k < HIER_NK; k++)
+		if (r->peak_mbs[k] > 0 && r->cell[0][k].mbs > r->peak_mbs[k]) {
+			int w = snprintf(buf + at, len - at, "%s%s", n ? ", " : "",
+					 kernel_defs[hier_kernels[k]].name);
+			if (w > 0 && (size_t)w < len - at)
+				at += (size_t)w;
+			n++;
+		}
+	return n;
+}
+
 static double hier_bpc(const struct hier_run *h, const struct hier_row *r,
 		       int nt, int k)
 {
@@ -17605,7 +17664,7 @@ static double hier_bpc(const struct hier_run *h, const struct hier_row *r,
 static void hier_print_text(const struct hier_run *h)
 {
 	int i, nt, k;
-	char b[32], m[32];
+	char b[32], m[32], m2[64];
 	printf("\nMemory hierarchy: bandwidth inside each level (levels from %s), "
 	       "%d thread%s and %d (one per %s, bound)\n", h->levels_from,
 	       1, "", h->nt_all, h->cores_known ? "core" : "allowed CPU");
@@ -17682,6 +17741,10 @@ static void hier_print_text(const struct hier_run *h)
 			       h->core_what);
 			continue;
 		}
+		if (!(h->mhz > 0)) {
+			printf("L1d core peak: no measured clock; no %% given\n");
+			continue;
+		}
 		printf("L1d core peak (%s, %s; %d x %d-bit loads + %d x %d-bit "
 		       "stores, %d B of stores a cycle, at %.0f MHz):",
 		       h->core->name, h->core_what, h->core->loads,
@@ -17699,6 +17762,11 @@ static void hier_print_text(const struct hier_run *h)
 				       method_name(r->cell[0][k].how, m, sizeof(m)));
 		}
 		printf("\n  source: %s\n", h->core->source);
+		if (h->core_guest)
+			printf("  caveat: %s\n", HIER_GUEST_CAVEAT);
+		if (hier_peak_over(r, m2, sizeof(m2)))
+			printf("  above the peak: %s; the table's entry or the "
+			       "clock is wrong\n", m2);
 	}
 	if (h->npts) {
 		printf("Copy by working set (--ws-sweep; both arrays, all threads; "
@@ -17720,6 +17788,7 @@ static void hier_print_text(const struct hier_run *h)
 static void hier_json_peak(const struct hier_run *h, const struct hier_row *r)
 {
 	int k, best = -1;
+	char m[64];
 	for (k = 0; k < HIER_NK; k++)
 		if (r->peak_mbs[k] > 0 && (best < 0 || r->cell[0][k].mbs /
 					   r->peak_mbs[k] > r->cell[0][best].mbs /
@@ -17746,6 +17815,14 @@ static void hier_json_peak(const struct hier_run *h, const struct hier_row *r)
 	json_close('}');
 	json_str("core", h->core->name);
 	json_str("peak_source", h->core->source);
+	if (h->core_guest)
+		json_str("peak_caveat", HIER_GUEST_CAVEAT);
+	if (hier_peak_over(r, m, sizeof(m))) {
+		char w[200];
+		snprintf(w, sizeof(w), "above the peak: %s; the table's entry or "
+			 "the clock is wrong", m);
+		json_str("peak_warning", w);
+	}
 }
 
 static void hier_json(const struct hier_run *h)
@@ -17893,7 +17970,8 @@ static void hier_setup(const struct options *o, struct hier_run *h)
 	hier_pin = bench_pins(o);
 	for (t = 0; t < MAX_THREADS; t++)
 		hier_cpu_of[t] = t < h->nt_all ? bind_plan.cpu_of[t] : -1;
-	h->core = hier_core_of(h->core_what, sizeof(h->core_what));
+	h->core = hier_core_of(h->core_what, sizeof(h->core_what),
+			       &h->core_guest);
 }
 
 /* --ws-sweep: Copy's bandwidth (fastest plain-store method at each
