@@ -821,18 +821,21 @@ static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
 #define V128_ADD _mm_add_pd
 #define V128_MUL _mm_mul_pd
 #define V128_STREAM _mm_stream_pd
+#define V128_STORE _mm_storeu_pd
 #define V256_N 4
 #define V256_LOAD _mm256_loadu_pd
 #define V256_SET1 _mm256_set1_pd
 #define V256_ADD _mm256_add_pd
 #define V256_MUL _mm256_mul_pd
 #define V256_STREAM _mm256_stream_pd
+#define V256_STORE _mm256_storeu_pd
 #define V512_N 8
 #define V512_LOAD _mm512_loadu_pd
 #define V512_SET1 _mm512_set1_pd
 #define V512_ADD _mm512_add_pd
 #define V512_MUL _mm512_mul_pd
 #define V512_STREAM _mm512_stream_pd
+#define V512_STORE _mm512_storeu_pd
 #else
 #define V128_N 4
 #define V128_LOAD _mm_loadu_ps
@@ -840,19 +843,30 @@ static const char *const isa_names[NISA] = {"generic", "sse2", "avx2", "avx512",
 #define V128_ADD _mm_add_ps
 #define V128_MUL _mm_mul_ps
 #define V128_STREAM _mm_stream_ps
+#define V128_STORE _mm_storeu_ps
 #define V256_N 8
 #define V256_LOAD _mm256_loadu_ps
 #define V256_SET1 _mm256_set1_ps
 #define V256_ADD _mm256_add_ps
 #define V256_MUL _mm256_mul_ps
 #define V256_STREAM _mm256_stream_ps
+#define V256_STORE _mm256_storeu_ps
 #define V512_N 16
 #define V512_LOAD _mm512_loadu_ps
 #define V512_SET1 _mm512_set1_ps
 #define V512_ADD _mm512_add_ps
 #define V512_MUL _mm512_mul_ps
 #define V512_STREAM _mm512_stream_ps
+#define V512_STORE _mm512_storeu_ps
 #endif
+/* SUM_LOOP_N's partial sums at each width (section 10), in doubles, the
+ * sums' type whatever elem_t is: 8 vectors, which keep two adds a cycle
+ * busy, and SSE2 16, which measured faster than its 8 on the Intel
+ * guest (family 6 model 167), the loop's overhead shared by more bytes;
+ * 16 of AVX-512's were no faster than 8. */
+#define V128_ACC_LANES 32
+#define V256_ACC_LANES 32
+#define V512_ACC_LANES 64
 #else
 #define HAVE_X86_DISPATCH 0
 #endif
@@ -6914,29 +6928,48 @@ static void phys_json(const char *key, const struct phys_report *pr,
 		(dst)[j] = (sval)
 #endif
 
-/* sum = the sum of sval over [lo, hi) in double: SUM_LANES partial
- * sums keep the adds independent, so the loop is limited by loads, not
- * by the latency of an accumulator.  A compiler that vectorizes them
- * keeps 32 / lanes vector accumulators: 4 for AVX-512's doubles, enough
- * to keep its adds busy.  With 8 (one vector) Read took 14 bytes a
- * cycle from the L1d of the Intel guest (family 6 model 167), 0.15 of
- * likwid-bench's load; with 32, 56 (docs/measurements.md).  sval reads
- * element j, which each lane steps on. */
+/* sum = the sum of sval over [lo, hi) in double, in lanes partial sums
+ * (a power of two, at most 128): independent adds, so the loop is
+ * limited by loads, not by the latency of one accumulator.  A compiler
+ * that vectorizes them holds lanes / (doubles a vector) vector
+ * accumulators, and keeping a core's two vector adds a cycle busy over
+ * their 4-cycle latency takes 8 of them.  The ISA kernels give each
+ * width its own count (V512_ACC_LANES ...); this build's own code takes
+ * SUM_LANES, 32 (8 of AVX2's vectors, 16 of SSE2's) or 64 where the
+ * build itself is AVX-512's.  The tail goes one element a lane, and the
+ * lanes fold in halves whose widths are constants, so neither is a
+ * chain of dependent adds: at a cache level's working set (20 KiB) a
+ * call is about 300 cycles, and on the Intel guest (family 6 model 167)
+ * the serial tail and fold took 40% more with a 59-element tail, 10%
+ * without.  sval reads element j, which each lane steps on.
+ * docs/measurements.md has the figures. */
 #ifndef SUM_LANES
+#if defined(__AVX512F__)
+#define SUM_LANES 64
+#else
 #define SUM_LANES 32
 #endif
-#define SUM_LOOP(j, lo, hi, sval, sum)                                    \
+#endif
+#if SUM_LANES < 1 || SUM_LANES > 128 || (SUM_LANES & (SUM_LANES - 1))
+#error "SUM_LANES must be a power of two from 1 to 128"
+#endif
+#define SUM_FOLD(w, lanes)                                                \
+	if ((lanes) > (w))                                                  \
+		for (u_ = 0; u_ < (w); u_++)                                \
+			s_[u_] += s_[u_ + (w)];
+#define SUM_LOOP(j, lo, hi, sval, sum) SUM_LOOP_N(j, lo, hi, sval, sum, SUM_LANES)
+#define SUM_LOOP_N(j, lo, hi, sval, sum, lanes)                           \
 	do {                                                                \
-		double s_[SUM_LANES] = {0};                                 \
-		int u_, v_;                                                 \
-		for (j = (lo); j + SUM_LANES <= (hi);)                      \
-			for (u_ = 0; u_ < SUM_LANES; u_++, j++)             \
+		double s_[lanes] = {0};                                     \
+		int u_;                                                     \
+		for (j = (lo); j + (lanes) <= (hi);)                        \
+			for (u_ = 0; u_ < (lanes); u_++, j++)               \
 				s_[u_] += (sval);                           \
-		for (; j < (hi); j++)                                       \
-			s_[0] += (sval);                                    \
-		for (u_ = SUM_LANES / 2; u_ > 0; u_ /= 2)                   \
-			for (v_ = 0; v_ < u_; v_++)                         \
-				s_[v_] += s_[v_ + u_];                      \
+		for (u_ = 0; j < (hi); u_++, j++)                           \
+			s_[u_] += (sval);                                   \
+		SUM_FOLD(64, lanes) SUM_FOLD(32, lanes) SUM_FOLD(16, lanes) \
+		SUM_FOLD(8, lanes) SUM_FOLD(4, lanes) SUM_FOLD(2, lanes)    \
+		SUM_FOLD(1, lanes)                                          \
 		(sum) = s_[0];                                              \
 	} while (0)
 
@@ -7014,9 +7047,13 @@ static const char *method_name(struct method m, char *buf, size_t len)
 	} while (0)
 
 /* Every kernel at width VP, written once for kernels_sse2, _avx2 and
- * _avx512 below: streaming stores through VP's intrinsics, plain stores
- * and sums as the compiler's own loops for that function's ISA.  A SUM
- * kernel's total goes to sum. */
+ * _avx512 below: streaming and plain stores through VP's intrinsics,
+ * sums as the compiler's own loops for that function's ISA.  A SUM
+ * kernel's total goes to sum.  Plain stores were the compiler's loops
+ * too, and a build that does not vectorize (gcc 12 at -O2) stored one
+ * element at a time under the method's name plain/avx512: a float
+ * build's Write read 33 GB/s from the L1d of the Intel guest (family 6
+ * model 167) beside Copy's 507 (memcpy). */
 #define ISA_NT(id, name, disp, label, kind, dst, words, flops, f)           \
 	ISA_NT_##kind(id, dst, f)
 #define ISA_NT_STORE(id, dst, f)                                            \
@@ -7026,16 +7063,19 @@ static const char *method_name(struct method m, char *buf, size_t len)
 #define ISA_PLAIN(id, name, disp, label, kind, dst, words, flops, f)        \
 	ISA_PLAIN_##kind(id, dst, f)
 #define ISA_PLAIN_STORE(id, dst, f)                                         \
-	else if (k == K_##id)                                               \
-		for (j = lo; j < hi; j++)                                   \
-			dst##_[j] = KS f;
+	else if (k == K_##id) {                                             \
+		for (j = lo; j + VOP(N) <= hi; j += VOP(N))                 \
+			VOP(STORE)(&dst##_[j], KV f);                       \
+		for (; j < hi; j++)                                         \
+			dst##_[j] = KS f;                                   \
+	}
 #define ISA_PLAIN_SUM(id, dst, f)
 #define ISA_SUM(id, name, disp, label, kind, dst, words, flops, f)          \
 	ISA_SUM_##kind(id, dst, f)
 #define ISA_SUM_STORE(id, dst, f)
 #define ISA_SUM_SUM(id, dst, f)                                             \
 	else if (k == K_##id)                                               \
-		SUM_LOOP(j, lo, hi, KS f, sum);
+		SUM_LOOP_N(j, lo, hi, KS f, sum, VOP(ACC_LANES));
 #define ISA_KERNELS                                                         \
 	double sum = 0.0;                                                   \
 	elem_t *restrict a_ = ar->a, *restrict b_ = ar->b;                  \

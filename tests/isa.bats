@@ -170,6 +170,48 @@ cpu_levels() {
 	[ "$n" -eq 0 ]
 }
 
+# isa_fn BIN FUNCTION: FUNCTION's instructions in BIN, without raw bytes.
+isa_fn() {
+	objdump -d --no-show-raw-insn "$1" |
+		awk -v f="<$2>:" '$2 == f { on = 1; next } on && /^$/ { exit } on'
+}
+
+# The registers of width REG (zmm, ymm) that FUNCTION's code adds memory
+# into and keeps (vaddpd MEM,%REGn,%REGn: a sum's accumulator), one a line.
+sum_accumulators() {
+	isa_fn "$1" "$2" |
+		sed -n "s/.*vaddpd [^%]*(%[^)]*),%$3\([0-9]*\),%$3\([0-9]*\)\$/\1 \2/p" |
+		awk '$1 == $2 { print $1 }' | sort -u
+}
+
+@test "Read's sum keeps 8 vector accumulators at each dispatched width, enough for two adds a cycle" {
+	need objdump
+	bin=$(build_variant plain gcc -O3 -fopenmp)
+	# 4 AVX-512 accumulators left Read at half of the loads' rate in
+	# the L1d (docs/measurements.md, 2026-12-07 third session)
+	n=$(sum_accumulators "$bin" kernels_avx512 zmm | wc -l)
+	echo "avx512 accumulators: $n"
+	[ "$n" -ge 8 ]
+	n=$(sum_accumulators "$bin" kernels_avx2 ymm | wc -l)
+	echo "avx2 accumulators: $n"
+	[ "$n" -ge 8 ]
+}
+
+@test "the dispatched kernels store whole vectors where the compiler does not vectorize (gcc -O2, float)" {
+	need objdump
+	# gcc 12 at -O2 left a loop of plain stores scalar: the float
+	# build's Write ran at 4 bytes a store under the name plain/avx512
+	bin=$(build_variant o2float gcc -O2 -fopenmp -DSTREAM_TYPE=float)
+	isa_fn "$bin" kernels_avx512 | grep -q 'vmovups *%zmm[0-9]*,.*(%'
+	isa_fn "$bin" kernels_avx2 | grep -q 'vmovups *%ymm[0-9]*,.*(%'
+	run "$bin" --kernels all --isa avx512 -s 10007 -n 2
+	assert_success
+	assert_output --partial 'Solution Validates'
+	run "$bin" --kernels all --isa avx2 -s 10007 -n 2
+	assert_success
+	assert_output --partial 'Solution Validates'
+}
+
 # gdb_batch ARGS...: gdb in batch mode, the program it runs writing its
 # stdout a line at a time.  Its dprintf lines and the program's text share
 # one stream; block-buffered, the program flushed 4096 bytes that ended
