@@ -4933,6 +4933,19 @@ static double lat_geomean(double a, double b)
 	return lat_exp(0.5 * (lat_ln(a) + lat_ln(b)));
 }
 
+/* Octaves from size a up to size b. */
+static double lat_octaves(double a, double b)
+{
+	return lat_ln(b / a) / lat_ln(2.0);
+}
+
+/* The median of three values, without sorting. */
+static double lat_median3(double a, double b, double c)
+{
+	double lo = a < b ? a : b, hi = a < b ? b : a;
+	return c < lo ? lo : c > hi ? hi : c;
+}
+
 /* The running median of a growing window: a max-heap of its lower half
  * (negated) and a min-heap of its upper half, log n a point, so a curve
  * of a million points (--curve-in) is read in well under a second. */
@@ -10107,18 +10120,6 @@ static void lat_note(struct lat_summary *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->note[s->nnotes++], sizeof(s->note[0]), fmt, ap);
 	va_end(ap);
-}
-
-static double lat_median3(double a, double b, double c)
-{
-	double lo = a < b ? a : b, hi = a < b ? b : a;
-	return c < lo ? lo : c > hi ? hi : c;
-}
-
-/* Octaves from size a up to size b. */
-static double lat_octaves(double a, double b)
-{
-	return lat_ln(b / a) / lat_ln(2.0);
 }
 
 /* Points first..last are long enough to be a level, flat or climbing:
