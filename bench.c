@@ -10717,7 +10717,6 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		lat_level_fill(lv, fl, d, m - 1, bytes);
 		strcpy(lv->name, "DRAM");
-		lv->boundary = 0;
 		lv->agrees = -1;
 		lat_dram_notes(lv, fl, m, bytes, n, ctx, caches, seen, sum);
 	}
