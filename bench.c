@@ -10511,8 +10511,7 @@ static void lat_caches(const struct lat_flat *fl, int a, int b, int m,
 			lv->boundary = lat_half_hit(fl, j, h, bytes, ns);
 		lv->agrees = -1;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
-			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
-			    lv->boundary <= (double)ctx->cache[k] * LAT_SIZE_AGREE)
+			if (lat_agrees(lv->boundary, (double)ctx->cache[k]))
 				break;
 		if (lv->boundary > 0 && k < ctx->ncaches) {
 			lv->os_bytes = ctx->cache[k];
