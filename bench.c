@@ -10088,7 +10088,6 @@ struct lat_level {
 	/* share of the resampled readings that name it alike
 	 * (LAT_RESAMPLES); -1: not resampled */
 	double confidence;
-	double edge_lo, edge_hi;     /* its edge across those readings */
 	int tlb_doubt; /* its edge could be a TLB's reach: not certain */
 	int near_below; /* ends within LAT_SIZE_AGREE of the level below */
 	int disturbed;  /* read across a fall of its probe's curve */
@@ -10806,8 +10805,6 @@ static void lat_renumber(const double *bytes, const double *ns, int n,
 	lat_analyse(bytes, ns, n, stride, &named, fit, again);
 	for (i = 0; i < again->nlevels && again->nlevels == sum->nlevels; i++) {
 		again->level[i].confidence = sum->level[i].confidence;
-		again->level[i].edge_lo = sum->level[i].edge_lo;
-		again->level[i].edge_hi = sum->level[i].edge_hi;
 		again->level[i].near_below = sum->level[i].near_below;
 		again->level[i].extra = named.unnumbered >> i & 1;
 	}
@@ -10826,10 +10823,10 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 			   struct lat_summary *sum)
 {
 	struct lat_summary *re;
-	double *y, *s, *r, *alt;
+	double *y, *s, *r, *alt, lo[LAT_MAX_LEVELS], hi[LAT_MAX_LEVELS];
 	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
 	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
-	char b1[80], b2[32];
+	char b1[80], b2[32], b3[32];
 
 	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
 	for (i = 0; i < sum->nlevels; i++)
@@ -10852,10 +10849,9 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		s[i] = lat_median3(y[c - 1], y[c], y[c + 1]);
 		r[i] = y[i] - s[i];
 	}
-	for (i = 0; i < sum->nlevels; i++) {
-		sum->level[i].edge_lo = sum->level[i].boundary;
-		sum->level[i].edge_hi = sum->level[i].boundary;
-	}
+	/* each level's edge across those readings, lo[i] to hi[i] */
+	for (i = 0; i < sum->nlevels; i++)
+		lo[i] = hi[i] = sum->level[i].boundary;
 	for (k = 0; k < LAT_RESAMPLES; k++) {
 		for (i = 0; i < n; i++)
 			alt[i] = lat_exp(s[i] + r[lat_resample_random(&state) % (uint64_t)n]);
@@ -10865,10 +10861,10 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 			if ((j = lat_level_alike(re, sum, i)) < 0)
 				continue;
 			if (re->level[j].boundary > 0) {
-				if (re->level[j].boundary < lv->edge_lo || lv->edge_lo == 0)
-					lv->edge_lo = re->level[j].boundary;
-				if (re->level[j].boundary > lv->edge_hi)
-					lv->edge_hi = re->level[j].boundary;
+				if (re->level[j].boundary < lo[i] || lo[i] == 0)
+					lo[i] = re->level[j].boundary;
+				if (re->level[j].boundary > hi[i])
+					hi[i] = re->level[j].boundary;
 			}
 			if (lv->boundary > 0 ? lat_agrees(re->level[j].boundary, lv->boundary)
 					     : re->level[j].boundary == 0)
@@ -10899,12 +10895,11 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		if (lv->confidence >= LAT_CERTAIN)
 			continue;
 		b1[0] = '\0';
-		if (lv->edge_lo > 0 && lv->edge_hi > lv->edge_lo) {
-			strcpy(b1, " (its edge in them from ");
-			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_lo);
-			strcat(strcat(b1, b2), " to ");
-			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_hi);
-			strcat(strcat(b1, b2), ")");
+		if (lo[i] > 0 && hi[i] > lo[i]) {
+			format_bytes(b2, sizeof(b2), (unsigned long long)lo[i]);
+			format_bytes(b3, sizeof(b3), (unsigned long long)hi[i]);
+			snprintf(b1, sizeof(b1), " (its edge in them from %s to %s)",
+				 b2, b3);
 		}
 		lat_note(sum, "%s? is uncertain: %d of %d readings of this curve "
 			 "with its own point-to-point noise drawn afresh name "
