@@ -10606,8 +10606,8 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 
 /* The notes under memory's level lv, after `caches` cache levels: still
  * rising, reported caches with no plateau (seen[k]: cache k matched or
- * already said), a
- * sequential chase that never waited for memory, memory inside the LLC. */
+ * already said), a sequential chase that never waited for memory, memory
+ * inside the LLC. */
 static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
 			   int m, const double *bytes, int n,
 			   const struct lat_ctx *ctx, int caches, const int *seen,
@@ -10772,8 +10772,7 @@ static int lat_level_alike(const struct lat_summary *re,
  * make the real L3 an L4; and no more are numbered than the OS reports
  * caches, from the top those that matched none, climbing ones first (a
  * climbing stretch may be the rise out of a cache, a flat one cannot).
- * The curve is read
- * again with those names: the same levels. */
+ * The curve is read again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
 			 struct lat_summary *sum)
