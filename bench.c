@@ -9207,16 +9207,18 @@ static int mix_mode(const struct options *o, const struct system_info *si)
  * ====================================================================== */
 
 /* xorshift64*: fast, and seeded with a constant so that two runs chase
- * the same chains and differ only by what the machine did. */
+ * the same chains and differ only by what the machine did.  The chains
+ * draw from lat_rng; the analysis (lat_read_curve) from a state of its
+ * own, so reading a curve never changes later chase orders. */
 static uint64_t lat_rng = LAT_SEED;
 
-static uint64_t lat_random(void)
+static uint64_t lat_random(uint64_t *state)
 {
-	uint64_t x = lat_rng;
+	uint64_t x = *state;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	lat_rng = x;
+	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
@@ -9227,7 +9229,7 @@ static void lat_shuffle(uint32_t *a, size_t n)
 	for (i = 0; i < n; i++)
 		a[i] = (uint32_t)i;
 	for (i = n; i > 1; i--) {
-		size_t j = (size_t)(lat_random() % (uint64_t)i);
+		size_t j = (size_t)(lat_random(&lat_rng) % (uint64_t)i);
 		uint32_t t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;
@@ -10720,18 +10722,6 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 	}
 }
 
-/* The analysis's own generator (xorshift64*), apart from the chains'
- * (lat_random): reading a curve never changes later chase orders. */
-static uint64_t lat_resample_random(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
 /* The level of `a` nearest in edge to level i of `b` (log size); -1
  * where neither leaves a level at all. */
 static int lat_nearest_edge(const struct lat_summary *a,
@@ -10853,7 +10843,7 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		lo[i] = hi[i] = sum->level[i].boundary;
 	for (k = 0; k < LAT_RESAMPLES; k++) {
 		for (i = 0; i < n; i++)
-			alt[i] = lat_exp(s[i] + r[lat_resample_random(&state) % (uint64_t)n]);
+			alt[i] = lat_exp(s[i] + r[lat_random(&state) % (uint64_t)n]);
 		lat_analyse(bytes, alt, n, stride, ctx, 0, re);
 		for (i = 0; i < sum->nlevels; i++) {
 			struct lat_level *lv = &sum->level[i];
