@@ -10815,7 +10815,7 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 	double *y, *s, *r, *alt, lo[LAT_MAX_LEVELS], hi[LAT_MAX_LEVELS];
 	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
 	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
-	char b1[80], b2[32], b3[32];
+	char b1[96], b2[32], b3[32];
 
 	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
 	for (i = 0; i < sum->nlevels; i++)
