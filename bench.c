@@ -4947,6 +4947,19 @@ static double lat_geomean(double a, double b)
 	return lat_exp(0.5 * (lat_ln(a) + lat_ln(b)));
 }
 
+/* Octaves from size a up to size b. */
+static double lat_octaves(double a, double b)
+{
+	return lat_ln(b / a) / lat_ln(2.0);
+}
+
+/* The median of three values, without sorting. */
+static double lat_median3(double a, double b, double c)
+{
+	double lo = a < b ? a : b, hi = a < b ? b : a;
+	return c < lo ? lo : c > hi ? hi : c;
+}
+
 /* The running median of a growing window: a max-heap of its lower half
  * (negated) and a min-heap of its upper half, log n a point, so a curve
  * of a million points (--curve-in) is read in well under a second. */
@@ -9234,16 +9247,18 @@ static int mix_mode(const struct options *o, const struct system_info *si)
  * ====================================================================== */
 
 /* xorshift64*: fast, and seeded with a constant so that two runs chase
- * the same chains and differ only by what the machine did. */
+ * the same chains and differ only by what the machine did.  The chains
+ * draw from lat_rng; the analysis (lat_read_curve) from a state of its
+ * own, so reading a curve never changes later chase orders. */
 static uint64_t lat_rng = LAT_SEED;
 
-static uint64_t lat_random(void)
+static uint64_t lat_random(uint64_t *state)
 {
-	uint64_t x = lat_rng;
+	uint64_t x = *state;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	lat_rng = x;
+	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
@@ -9254,7 +9269,7 @@ static void lat_shuffle(uint32_t *a, size_t n)
 	for (i = 0; i < n; i++)
 		a[i] = (uint32_t)i;
 	for (i = n; i > 1; i--) {
-		size_t j = (size_t)(lat_random() % (uint64_t)i);
+		size_t j = (size_t)(lat_random(&lat_rng) % (uint64_t)i);
 		uint32_t t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;
@@ -10115,7 +10130,6 @@ struct lat_level {
 	/* share of the resampled readings that name it alike
 	 * (LAT_RESAMPLES); -1: not resampled */
 	double confidence;
-	double edge_lo, edge_hi;     /* its edge across those readings */
 	int tlb_doubt; /* its edge could be a TLB's reach: not certain */
 	int near_below; /* ends within LAT_SIZE_AGREE of the level below */
 	int disturbed;  /* read across a fall of its probe's curve */
@@ -10147,18 +10161,6 @@ static void lat_note(struct lat_summary *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->note[s->nnotes++], sizeof(s->note[0]), fmt, ap);
 	va_end(ap);
-}
-
-static double lat_median3(double a, double b, double c)
-{
-	double lo = a < b ? a : b, hi = a < b ? b : a;
-	return c < lo ? lo : c > hi ? hi : c;
-}
-
-/* Octaves from size a up to size b. */
-static double lat_octaves(double a, double b)
-{
-	return lat_ln(b / a) / lat_ln(2.0);
 }
 
 /* Points first..last are long enough to be a level, flat or climbing:
@@ -10550,8 +10552,7 @@ static void lat_caches(const struct lat_flat *fl, int a, int b, int m,
 			lv->boundary = lat_half_hit(fl, j, h, bytes, ns);
 		lv->agrees = -1;
 		for (k = *matched; lv->boundary > 0 && k < ctx->ncaches; k++)
-			if (lv->boundary >= (double)ctx->cache[k] / LAT_SIZE_AGREE &&
-			    lv->boundary <= (double)ctx->cache[k] * LAT_SIZE_AGREE)
+			if (lat_agrees(lv->boundary, (double)ctx->cache[k]))
 				break;
 		if (lv->boundary > 0 && k < ctx->ncaches) {
 			lv->os_bytes = ctx->cache[k];
@@ -10647,8 +10648,8 @@ static int lat_unreadable(const double *bytes, const double *ns, int n,
 
 /* The notes under memory's level lv, after `caches` cache levels: still
  * rising, reported caches with no plateau (seen[k]: cache k matched or
- * already said), a
- * sequential chase that never waited for memory, memory inside the LLC. */
+ * already said), a sequential chase that never waited for memory, memory
+ * inside the LLC. */
 static void lat_dram_notes(const struct lat_level *lv, const struct lat_flat *fl,
 			   int m, const double *bytes, int n,
 			   const struct lat_ctx *ctx, int caches, const int *seen,
@@ -10756,22 +10757,9 @@ static void lat_analyse(const double *bytes, const double *ns, int n,
 		struct lat_level *lv = &sum->level[sum->nlevels++];
 		lat_level_fill(lv, fl, d, m - 1, bytes);
 		strcpy(lv->name, "DRAM");
-		lv->boundary = 0;
 		lv->agrees = -1;
 		lat_dram_notes(lv, fl, m, bytes, n, ctx, caches, seen, sum);
 	}
-}
-
-/* The analysis's own generator (xorshift64*), apart from the chains'
- * (lat_random): reading a curve never changes later chase orders. */
-static uint64_t lat_resample_random(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1DULL;
 }
 
 /* The level of `a` nearest in edge to level i of `b` (log size); -1
@@ -10814,8 +10802,7 @@ static int lat_level_alike(const struct lat_summary *re,
  * make the real L3 an L4; and no more are numbered than the OS reports
  * caches, from the top those that matched none, climbing ones first (a
  * climbing stretch may be the rise out of a cache, a flat one cannot).
- * The curve is read
- * again with those names: the same levels. */
+ * The curve is read again with those names: the same levels. */
 static void lat_renumber(const double *bytes, const double *ns, int n,
 			 size_t stride, const struct lat_ctx *ctx, int fit,
 			 struct lat_summary *sum)
@@ -10847,8 +10834,6 @@ static void lat_renumber(const double *bytes, const double *ns, int n,
 	lat_analyse(bytes, ns, n, stride, &named, fit, again);
 	for (i = 0; i < again->nlevels && again->nlevels == sum->nlevels; i++) {
 		again->level[i].confidence = sum->level[i].confidence;
-		again->level[i].edge_lo = sum->level[i].edge_lo;
-		again->level[i].edge_hi = sum->level[i].edge_hi;
 		again->level[i].near_below = sum->level[i].near_below;
 		again->level[i].extra = named.unnumbered >> i & 1;
 	}
@@ -10867,10 +10852,10 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 			   struct lat_summary *sum)
 {
 	struct lat_summary *re;
-	double *y, *s, *r, *alt;
+	double *y, *s, *r, *alt, lo[LAT_MAX_LEVELS], hi[LAT_MAX_LEVELS];
 	uint64_t state = LAT_SEED ^ 0x9e3779b97f4a7c15ULL;
 	int hits[LAT_MAX_LEVELS] = {0}, i, k, j;
-	char b1[80], b2[32];
+	char b1[96], b2[32], b3[32];
 
 	lat_analyse(bytes, ns, n, stride, ctx, fit, sum);
 	for (i = 0; i < sum->nlevels; i++)
@@ -10893,23 +10878,22 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		s[i] = lat_median3(y[c - 1], y[c], y[c + 1]);
 		r[i] = y[i] - s[i];
 	}
-	for (i = 0; i < sum->nlevels; i++) {
-		sum->level[i].edge_lo = sum->level[i].boundary;
-		sum->level[i].edge_hi = sum->level[i].boundary;
-	}
+	/* each level's edge across those readings, lo[i] to hi[i] */
+	for (i = 0; i < sum->nlevels; i++)
+		lo[i] = hi[i] = sum->level[i].boundary;
 	for (k = 0; k < LAT_RESAMPLES; k++) {
 		for (i = 0; i < n; i++)
-			alt[i] = lat_exp(s[i] + r[lat_resample_random(&state) % (uint64_t)n]);
+			alt[i] = lat_exp(s[i] + r[lat_random(&state) % (uint64_t)n]);
 		lat_analyse(bytes, alt, n, stride, ctx, 0, re);
 		for (i = 0; i < sum->nlevels; i++) {
 			struct lat_level *lv = &sum->level[i];
 			if ((j = lat_level_alike(re, sum, i)) < 0)
 				continue;
 			if (re->level[j].boundary > 0) {
-				if (re->level[j].boundary < lv->edge_lo || lv->edge_lo == 0)
-					lv->edge_lo = re->level[j].boundary;
-				if (re->level[j].boundary > lv->edge_hi)
-					lv->edge_hi = re->level[j].boundary;
+				if (re->level[j].boundary < lo[i] || lo[i] == 0)
+					lo[i] = re->level[j].boundary;
+				if (re->level[j].boundary > hi[i])
+					hi[i] = re->level[j].boundary;
 			}
 			if (lv->boundary > 0 ? lat_agrees(re->level[j].boundary, lv->boundary)
 					     : re->level[j].boundary == 0)
@@ -10940,12 +10924,11 @@ static void lat_read_curve(const double *bytes, const double *ns, int n,
 		if (lv->confidence >= LAT_CERTAIN)
 			continue;
 		b1[0] = '\0';
-		if (lv->edge_lo > 0 && lv->edge_hi > lv->edge_lo) {
-			strcpy(b1, " (its edge in them from ");
-			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_lo);
-			strcat(strcat(b1, b2), " to ");
-			format_bytes(b2, sizeof(b2), (unsigned long long)lv->edge_hi);
-			strcat(strcat(b1, b2), ")");
+		if (lo[i] > 0 && hi[i] > lo[i]) {
+			format_bytes(b2, sizeof(b2), (unsigned long long)lo[i]);
+			format_bytes(b3, sizeof(b3), (unsigned long long)hi[i]);
+			snprintf(b1, sizeof(b1), " (its edge in them from %s to %s)",
+				 b2, b3);
 		}
 		lat_note(sum, "%s? is uncertain: %d of %d readings of this curve "
 			 "with its own point-to-point noise drawn afresh name "
