@@ -97,3 +97,10 @@ readme_problems() {
 	run readme_problems "$r"
 	assert_line --regexp '^[0-9]+ lines, more than 300$'
 }
+
+@test "section 17, the latency analysis, does not grow past the 840 lines it had when issue 51 was filed: measurement replaces rules" {
+	local n
+	n=$(awk '/^ \* 17 Analysis \(latency\)/ { s = NR } /^ \* 18 Load and MLP/ { if (s) print NR - s; exit }' "$MEMBENCH_ROOT/bench.c")
+	[ -n "$n" ] || { echo "section 17 or 18 not found in bench.c"; return 1; }
+	[ "$n" -le 840 ] || { echo "section 17 is $n lines, over 840: take a rule out for each one added (docs/latency.md)"; return 1; }
+}
