@@ -400,6 +400,27 @@ zen4_peak_ok() {
 	jq -e '.hierarchy_valid' <<<"$output" >/dev/null
 }
 
+@test "Read's method: a sum or bare loads (x86), validated either way; the methods line names it and says what bare loads check" {
+	hier --curve-in "$FIX/curve-4level.txt"
+	jq -e '.hierarchy_valid and ([.hierarchy[] | .read_method |
+	  test("^(plain|load)/[a-z0-9]+$")] | all)' <<<"$output" >/dev/null
+	loads=$(jq '[.hierarchy[] | select(.read_method | startswith("load/"))] | length' <<<"$output")
+	echo "rows read by bare loads: $loads"
+	mkdir -p "$BATS_TEST_TMPDIR/sys"
+	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/sys" run --separate-stderr \
+		"$BENCH" hierarchy -t 2 "${SMALL[@]}" --curve-in "$FIX/curve-4level.txt"
+	assert_success
+	methods=$(grep '^Methods (1 thread):' <<<"$output")
+	# each level's four methods, Read's first
+	[[ "$methods" =~ ^Methods\ \(1\ thread\):\ L1d\ (plain|load)/[a-z0-9]+\  ]]
+	if grep -q ' load/' <<<"$methods"; then
+		assert_line 'Methods load/...: read by bare loads, whose values are not used (as likwid-bench'"'"'s load);'
+		assert_line '  no sum to check: the fastest sum'"'"'s total after them is the one validated.'
+	else
+		refute_line --partial 'bare loads'
+	fi
+}
+
 @test "harness/run: the summary shows the hierarchy's table, each level with no row and why" {
 	local t="$BATS_TEST_TMPDIR"
 	MEMBENCH_LOCK_DIR="$t/lock" run --separate-stderr \

@@ -197,6 +197,105 @@ sum_accumulators() {
 	[ "$n" -ge 8 ]
 }
 
+# The loops of FUNCTION (a backward jump and the lines from its target
+# to it) that load vectors of width REG (zmm, ymm) into registers and do
+# no vector arithmetic: each one's count of loads, one a line.
+bare_load_loops() {
+	isa_fn "$1" "$2" | awk -v reg="%$3" '
+		{ line[NR] = $0; at[$1] = NR }
+		END {
+			for (i = 1; i <= NR; i++) {
+				if (line[i] !~ /\tj[a-z]+ +[0-9a-f]+ </)
+					continue
+				split(line[i], f, /[ \t]+/)
+				s = at[f[4] ":"]
+				if (!s || s > i)
+					continue
+				loads = 0
+				arith = 0
+				for (j = s; j <= i; j++) {
+					if (line[j] ~ ("\tvmov[a-z]* +[^%]*\\(%[^)]*\\)," reg "[0-9]+$"))
+						loads++
+					if (line[j] ~ /\tv(add|sub|mul|fma|fnma|fms|div)/)
+						arith++
+				}
+				if (loads && !arith)
+					print loads
+			}
+		}' | sort -n
+}
+
+@test "Read's bare loads: a loop of 8 vector loads at each dispatched width, and no arithmetic in it" {
+	need objdump
+	# likwid-bench's load kernel loads 8 vectors a step and uses none;
+	# a sum's adds held Read at 0.69 of it in the L1d
+	# (docs/measurements.md, 2026-12-07 third session, "Bare loads")
+	for bin in "$(build_variant plain gcc -O3 -fopenmp)" \
+		"$(build_variant clang clang -O3 -fopenmp)"; do
+		n=$(bare_load_loops "$bin" kernels_avx512 zmm | tail -n 1)
+		echo "$bin avx512: ${n:-no} loads"
+		[ "${n:-0}" -eq 8 ]
+		n=$(bare_load_loops "$bin" kernels_avx2 ymm | tail -n 1)
+		echo "$bin avx2: ${n:-no} loads"
+		[ "${n:-0}" -eq 8 ]
+	done
+}
+
+@test "--best --kernels read: the bare loads are a candidate at each level, the fastest is named, and a sum validates them" {
+	run "$BENCH" --best --kernels read -s 100000 -n 3 --json
+	assert_success
+	levels=$(cpu_levels)
+	want=$(for l in $levels; do [ "$l" = sse2 ] || echo "plain/$l"; done
+		for l in $levels; do [ "$l" = generic ] || echo "load/$l"; done)
+	got=$(jq -r '.best.results[0].calibration[].method' <<<"$output")
+	[ "$got" = "$want" ] || { echo "candidates: $got"; return 1; }
+	jq -e '.best.validated and .best.results[0].stores == "none" and
+	  (.best.results[0] | (.method | test("^(plain|load)/")) and
+	   if (.method | startswith("load/")) then (.checked_by | test("^plain/"))
+	   else .checked_by == null end)' <<<"$output" >/dev/null
+	method=$(jq -r '.best.results[0].method' <<<"$output")
+	# the text names the method, and says what a load method checks
+	run "$BENCH" --best --kernels read -s 100000 -n 3
+	assert_success
+	assert_line --regexp '^  read +[0-9.]+ +[0-9.]+ +[0-9.]+  (plain|load)/[a-z0-9]+ +[0-9.]+$'
+	assert_line 'Best-method results validated.'
+	if grep -q '^  read .* load/' <<<"$output"; then
+		assert_line --regexp '^  read by load/[a-z0-9]+: bare loads, their values unused, no sum to check;$'
+		assert_line --regexp '^  plain/[a-z0-9]+ summed the arrays after them, and its total is the one validated\.$'
+	else
+		refute_line --partial 'bare loads'
+	fi
+	echo "json's method $method"
+	# at the build's own level there are no bare loads
+	run "$BENCH" --best --kernels read -s 100000 -n 3 --isa generic --json
+	assert_success
+	run jq -r '[.best.results[0].calibration[].method] | join(" ")' <<<"$output"
+	assert_output 'plain/generic'
+}
+
+@test "a Read total off by 1e-6 fails --best's validation whichever Read method wins (BENCH_CORRUPT_TEST=3)" {
+	# a bare-load winner has no total: the sum after it is the one checked
+	bin=$(build_variant corrupt3 gcc -O0 -DBENCH_CORRUPT_TEST=3)
+	run --separate-stderr "$bin" --best --kernels read -s 100000 -n 3 --json
+	assert_failure 1
+	run jq -r '[.best.validated, (.best.results[0].method | split("/")[0])] | @tsv' <<<"$output"
+	echo "$output"
+	[[ "$output" == $'false\t'* ]]
+	run --separate-stderr "$bin" --best --kernels read -s 100000 -n 3
+	assert_failure 1
+	assert_line 'Best-method results FAILED validation: these figures are not results.'
+}
+
+@test "a build that cannot dispatch (long double) has no bare loads" {
+	bin=$(build_variant longdouble gcc -O2 '-DSTREAM_TYPE=long double' -DBENCH_TYPEID=0)
+	run "$bin" --best --kernels read -s 100000 -n 3 --json
+	assert_success
+	run jq -r '[.best.results[0].calibration[].method] | join(" ")' <<<"$output"
+	assert_output 'plain/generic'
+	run "$bin" --best --kernels read -s 100000 -n 3
+	refute_line --partial 'load/'
+}
+
 @test "the dispatched kernels store whole vectors where the compiler does not vectorize (gcc -O2, float)" {
 	need objdump
 	# gcc 12 at -O2 left a loop of plain stores scalar: the float
@@ -305,7 +404,7 @@ ran() {
 	awk -v want="$1" '
 		BEGIN {
 			split("copy scale add triad read write dot nstream axpy update", name, " ")
-			split("plain nt memcpy", kind, " ")
+			split("plain nt memcpy load", kind, " ")
 			split("generic sse2 avx2 avx512 sve", isa, " ")
 		}
 		function flush() {
@@ -320,7 +419,9 @@ ran() {
 			flush(); k = $2
 			given = $3 == 2 ? "memcpy" : kind[$3 + 1] "/" isa[$4 + 1]
 		}
-		$1 == "CODE" && k != "" && code == "" { code = ($3 ? "nt/" : "plain/") $2 }
+		$1 == "CODE" && k != "" && code == "" {
+			code = ($3 == 2 ? "load/" : $3 ? "nt/" : "plain/") $2
+		}
 		END { flush() }' "$2"
 }
 
@@ -344,12 +445,19 @@ reported() {
 		want=$(reported "$k" .results "$json")
 		ncand=$(jq --arg k "$k" '.results[] | select(.kernel | ascii_downcase == $k) | .calibration | length' "$json")
 		got=$(ran "$k" "$out")
-		[ "$(wc -l <<<"$got")" -eq $((2 * ncand + 3)) ] || {
-			echo "$k: $(wc -l <<<"$got") passes, expected $((2 * ncand + 3))"
+		# Read by bare loads: one pass of its fastest sum after them
+		check=0
+		[[ "$want" != load/* ]] || check=1
+		[ "$(wc -l <<<"$got")" -eq $((2 * ncand + 3 + check)) ] || {
+			echo "$k: $(wc -l <<<"$got") passes, expected $((2 * ncand + 3 + check))"
 			return 1
 		}
 		# every pass, calibration's too, ran the method it was given
 		! grep ' ran ' <<<"$got" || { echo "$k: kernel_span ran other code"; return 1; }
+		if [ "$check" = 1 ]; then
+			[ "$(tail -n 1 <<<"$got")" = "$(jq -r '.results[] | select(.kernel == "Read") | .checked_by' "$json")" ]
+			got=$(head -n -1 <<<"$got")
+		fi
 		timed=$(tail -n 3 <<<"$got" | sort -u)
 		[ "$timed" = "$want" ] || {
 			echo "$k: the JSON reports $want; the timed repetitions ran: $timed"
@@ -370,6 +478,10 @@ reported() {
 	for k in copy scale add triad read write dot nstream axpy update; do
 		got=$(ran "$k" "$out")
 		! grep ' ran ' <<<"$got" || { echo "$k: kernel_span ran other code"; return 1; }
+		if [[ "$(reported "$k" .best.results "$json")" == load/* ]]; then
+			[ "$(tail -n 1 <<<"$got")" = "$(jq -r '.best.results[] | select(.kernel == "Read") | .checked_by' "$json")" ]
+			got=$(head -n -1 <<<"$got")
+		fi
 		want=$(reported "$k" .results "$json")
 		timed=$(head -n 3 <<<"$got" | sort -u)
 		[ "$timed" = "$want" ] || { echo "$k: standard run reports $want, ran $timed"; return 1; }
@@ -492,7 +604,7 @@ copy_calls() {
 	assert_success
 	assert_line --regexp '^Calibration \(--stores auto\): 2 passes, [0-9]+\.[0-9]{3} s; fastest per kernel:$'
 	for k in copy scale add triad read write dot nstream axpy update; do
-		assert_line --regexp "^  $k +(memcpy|(plain|nt)/(generic|sse2|avx2|avx512)) +([0-9]+\\.[0-9]{3}x .* \\(next\\).*|\\(the only method\\))$"
+		assert_line --regexp "^  $k +(memcpy|(plain|nt|load)/(generic|sse2|avx2|avx512)) +([0-9]+\\.[0-9]{3}x .* \\(next\\).*|\\(the only method\\))$"
 	done
 	run "$BENCH" -s 200000 -n 3 --stores auto --json
 	assert_success
@@ -514,7 +626,7 @@ copy_calls() {
 	assert_line 'Best achievable, NOT a standard STREAM result (--best): each kernel'"'"'s'
 	assert_line 'Best-method results validated.'
 	for k in copy scale add triad read write dot nstream axpy update; do
-		assert_line --regexp "^  $k +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]{3}  (memcpy|(plain|nt)/[a-z0-9]+) +[0-9]+\\.[0-9]{3}$"
+		assert_line --regexp "^  $k +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]{3}  (memcpy|(plain|nt|load)/[a-z0-9]+) +[0-9]+\\.[0-9]{3}$"
 	done
 	# the table follows the run rules, and STREAM's table keeps plain stores
 	[[ "$output" == *"Run rules:"*"Best achievable"* ]]
