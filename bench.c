@@ -6979,8 +6979,12 @@ static void phys_json(const char *key, const struct phys_report *pr,
 #define SUM_LOOP(j, lo, hi, sval, sum) SUM_LOOP_N(j, lo, hi, sval, sum, SUM_LANES)
 #define SUM_LOOP_N(j, lo, hi, sval, sum, lanes)                           \
 	do {                                                                \
-		double s_[lanes] = {0};                                     \
+		/* 128, the most lanes: each fold's index lies inside it,   \
+		 * the folds the lanes skip too (for cppcheck) */           \
+		double s_[128];                                             \
 		int u_;                                                     \
+		for (u_ = 0; u_ < (lanes); u_++)                            \
+			s_[u_] = 0;                                         \
 		for (j = (lo); j + (lanes) <= (hi);)                        \
 			for (u_ = 0; u_ < (lanes); u_++, j++)               \
 				s_[u_] += (sval);                           \
