@@ -8847,6 +8847,24 @@ static int candidate_methods(int k, int isa, struct method *m)
 	return n;
 }
 
+/* Of nc candidates timed cal[], *fastest is the quickest, and *sums the
+ * quickest that sums (bare loads, SK_LOAD, do not; candidate 0 always
+ * does): the method a kernel runs with, and the one that checks Read's
+ * total when bare loads win.  The bandwidth run and the hierarchy's
+ * cells both choose so. */
+static void fastest_methods(const double *cal, const struct method *cand,
+			    int nc, int *fastest, int *sums)
+{
+	int i;
+	*fastest = *sums = 0;
+	for (i = 1; i < nc; i++) {
+		if (cal[i] < cal[*fastest])
+			*fastest = i;
+		if (cal[i] < cal[*sums] && cand[i].kind != SK_LOAD)
+			*sums = i;
+	}
+}
+
 /* The method each kernel runs with.  --stores plain or nt: those stores
  * at the chosen level.  --stores auto: time every candidate, in ABBA
  * order over the passes, and keep each kernel's fastest.  Within a pass
@@ -8889,14 +8907,8 @@ static void choose_stores(const struct options *o, struct stream_run *r,
 			}
 		}
 	for (k = 0; k < NKERNELS && r->ncal; k++) {
-		int w = 0, s = 0;
-		for (i = 1; i < r->ncand[k]; i++) {
-			if (r->cal_min[k][i] < r->cal_min[k][w])
-				w = i;
-			if (r->cal_min[k][i] < r->cal_min[k][s] &&
-			    r->cand[k][i].kind != SK_LOAD)
-				s = i; /* candidate 0 is a sum */
-		}
+		int w, s;
+		fastest_methods(r->cal_min[k], r->cand[k], r->ncand[k], &w, &s);
 		r->how[k] = r->cand[k][w];
 		r->check_how[k] = r->cand[k][s];
 	}
@@ -17418,7 +17430,7 @@ static void hier_cell_measure(const struct options *o, struct hier_cell *c,
 	struct method cand[MAX_METHODS], m;
 	double cal[MAX_METHODS], sum = 0, t, best = DBL_MAX, worst = 0, *times;
 	elem_t q = 3.0;
-	int nc = candidate_methods(k, isa, cand), i, w = 0, ws = 0, pass;
+	int nc = candidate_methods(k, isa, cand), i, w, ws, pass;
 	long inner = 1;
 	unsigned long long rep;
 	/* plain stores only, which keep the lines in the level */
@@ -17446,13 +17458,8 @@ static void hier_cell_measure(const struct options *o, struct hier_cell *c,
 			if (t < cal[x])
 				cal[x] = t;
 		}
-	for (i = 1; i < nc; i++)
-		if (cal[i] < cal[w])
-			w = i;
+	fastest_methods(cal, cand, nc, &w, &ws);
 	m = cand[w];
-	for (i = 1; i < nc; i++) /* the fastest sum; candidate 0 is one */
-		if (cal[i] < cal[ws] && cand[i].kind != SK_LOAD)
-			ws = i;
 	if (!(times = malloc((size_t)o->ntimes * sizeof(*times))))
 		die("out of memory for %llu repetitions", o->ntimes);
 	for (rep = 0; rep < o->ntimes; rep++) {
