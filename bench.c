@@ -17782,6 +17782,10 @@ static void hier_measure(const struct options *o, const struct system_info *si,
 	"model (cpuinfo's \"hypervisor\" flag); the entry is the reported " \
 	"model's, which need not be the host's core"
 
+/* What the text and JSON say of the kernels above their peak. */
+#define HIER_OVER_FMT \
+	"above the peak: %s; the table's entry or the clock is wrong"
+
 /* The kernels whose measured figure is above their peak, comma
  * separated into buf; how many.  Above 100% the entry or the clock is
  * wrong: it is said so, and the per cent is not clipped. */
@@ -17921,8 +17925,7 @@ static void hier_print_text(const struct hier_run *h)
 		if (h->core_guest)
 			printf("  caveat: %s\n", HIER_GUEST_CAVEAT);
 		if (hier_peak_over(r, m2, sizeof(m2)))
-			printf("  above the peak: %s; the table's entry or the "
-			       "clock is wrong\n", m2);
+			printf("  " HIER_OVER_FMT "\n", m2);
 	}
 	if (h->npts) {
 		printf("Copy by working set (--ws-sweep; both arrays, all threads; "
@@ -17975,8 +17978,7 @@ static void hier_json_peak(const struct hier_run *h, const struct hier_row *r)
 		json_str("peak_caveat", HIER_GUEST_CAVEAT);
 	if (hier_peak_over(r, m, sizeof(m))) {
 		char w[200];
-		snprintf(w, sizeof(w), "above the peak: %s; the table's entry or "
-			 "the clock is wrong", m);
+		snprintf(w, sizeof(w), HIER_OVER_FMT, m);
 		json_str("peak_warning", w);
 	}
 }
