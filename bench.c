@@ -303,7 +303,8 @@
  * is no TLB-local span: with the stack's and code's pages beside it, the
  * TLB misses in page after page, and on the AMD Zen 3 guest a 64-page
  * window read 9-14 ns over the L2 where the full random chase read
- * 4.5-8 (docs/latency.md). */
+ * 4.5-8 (docs/latency.md).  A run (or a record) whose window is more
+ * than half the L1 TLB it measured says its memory is not TLB-local. */
 #ifndef LAT_LOCAL_PAGES
 #define LAT_LOCAL_PAGES 32
 #endif
@@ -11179,6 +11180,9 @@ struct lat_probe {
 	 * it still falls so from disturbed_lo to _hi */
 	int apart, disturbed;
 	double disturbed_lo, disturbed_hi;
+	/* its window is more than half the L1 TLB it measured: memory's
+	 * own latency is not TLB-local by bench's rule (LAT_LOCAL_PAGES) */
+	int not_local;
 	/* walks no TLB of its pages explains (lat_probe_hidden): the full
 	 * chase's ns above memory's own at from..to, inside reach, where a
 	 * TLB hit costs hit_ns; hidden 0: not seen */
@@ -12053,6 +12057,7 @@ static void lat_json_probe_summary(const struct lat_probe *pr, double mhz)
 	json_num("tlb_ns", pr->disagree ? NAN : pr->tail_ns - pr->local_tail_ns);
 	json_bool("certain", !pr->disagree);
 	json_bool("chases_disagree", pr->disagree);
+	json_bool("tlb_local", !pr->not_local);
 	if (pr->hidden) {
 		json_open("smaller_pages_behind", '{');
 		json_num("ns", pr->hidden_ns);
@@ -13063,6 +13068,18 @@ static void lat_probe_read(const struct lat_ctx *sys, const double *xb,
 			break;
 	}
 	ctx.ncaches = sys->ncaches;
+	/* bench's own rule (LAT_LOCAL_PAGES): a window of more than half
+	 * the L1 TLB is no TLB-local span; one inside a page always is */
+	pr->not_local = pr->ntlbs > 0 && pr->window > pr->page &&
+			pr->window / pr->page > pr->tlb[0].entries / 2;
+	if (pr->not_local) {
+		char b1[32];
+		format_bytes(b1, sizeof(b1), (unsigned long long)pr->page);
+		lat_note(sum, "memory's own latency is not TLB-local by bench's "
+			 "own rule: the chase's window of %.0f pages of %s is more "
+			 "than half the %.0f-entry L1 TLB this run measured",
+			 pr->window / pr->page, b1, pr->tlb[0].entries);
+	}
 	/* memory's own latency: the median of the TLB-local chase's whole
 	 * memory plateau, which one slow point at its end cannot move */
 	if (pr->mem_reached) {

@@ -194,3 +194,19 @@ without() {
 	jq -e '.summary[0].disturbed == null and ([.summary[0].levels[] | select(.disturbed)] | length) == 0 and
 		([.summary[0].notes[] | select(test("^disturbed: "))] | length) == 0' <<<"$output" >/dev/null
 }
+
+@test "memory read with a window of more than half the L1 TLB the run measured is said to be not TLB-local; a window inside one page always is" {
+	local d="$REC/intel-f6m167-kvm" f want
+	# 4k-1: a 64-page window, 99 L1 TLB entries measured; 4k-10: 32
+	# pages; hugetlb2m-1: 64 base pages inside one 2 MiB page
+	for f in 4k-1:false 4k-10:true hugetlb2m-1:true "../amd-zen3-kvm/4k-5:false"; do
+		want=${f##*:}
+		run --separate-stderr "$BENCH" latency --curve-in "$d/${f%:*}.json" --json
+		assert_success
+		jq -e --argjson want "$want" '.summary[0] | .memory.reached and .memory.tlb_local == $want and
+			([.notes[] | select(test("^memory.s own latency is not TLB-local by bench.s own rule: the chase.s window of 64 pages of 4 KiB is more than half the [0-9]+-entry L1 TLB this run measured$"))] | length) == (if $want then 0 else 1 end)' <<<"$output" >/dev/null ||
+			fail "$f: $(jq -c '.summary[0] | {memory, notes}' <<<"$output")"
+	done
+	run --separate-stderr "$BENCH" latency --curve-in "$d/4k-1.json"
+	assert_line --regexp "^# stride=64: memory's own latency is not TLB-local by bench's own rule: the chase's window of 64 pages of 4 KiB is more than half the 99-entry L1 TLB this run measured$"
+}
