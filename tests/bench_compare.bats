@@ -15,7 +15,7 @@ setup() { export MEMBENCH_RESULTS="$BATS_TEST_TMPDIR/results"; }
 
 @test "bench-compare prints per-kernel medians, spreads and ratios" {
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2 -fopenmp" --size 100000 \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0 -fopenmp" --size 100000 \
 		--rounds 3 --threads 2 --variant "nt=--stores nt" -- -n 3
 	assert_success
 	assert_line --regexp '^\| config \| kernel \| median best MB/s'
@@ -44,7 +44,7 @@ for k in Copy Scale Add Triad; do echo "\$k:  \$r.0  0.001  0.001  0.001"; done
 EOT
 	chmod +x "$BATS_TEST_TMPDIR/stream"
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$BATS_TEST_TMPDIR/stream" --cflags "-O2" --size 100000 --rounds 4 --warmup 0 -- -n 3
+		--ref "$BATS_TEST_TMPDIR/stream" --cflags "-O0" --size 100000 --rounds 4 --warmup 0 -- -n 3
 	assert_success
 	for k in Copy Scale Add Triad; do
 		assert_line --regexp "^\| ref \| $k \| 1020\.0 \| 1100\.0 \| 1\.100 \| 1\.000 \| "
@@ -85,7 +85,7 @@ EOT
 	# target for Copy and Triad, and the run still succeeds
 	fake_likwid "$BATS_TEST_TMPDIR/bin" 99999999.0
 	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2 -fopenmp" --size 100000 \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0 -fopenmp" --size 100000 \
 		--rounds 2 --threads 2 --peers -- -n 3
 	assert_success
 	for cfg in ref bench auto native; do
@@ -132,7 +132,7 @@ EOT
 	[[ "$stderr" == *"round 1 of 2: ref"*"round 1 of 2: lw-stream_avx512_fma"*"round 2 of 2: lw-stream_avx512_fma"*"round 2 of 2: ref"* ]]
 	# --strict turns a miss into a failure
 	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0" --size 100000 \
 		--rounds 1 --peers --strict -- -n 3
 	assert_failure 1
 	[[ "$stderr" == *"a target was missed (--strict)"* ]]
@@ -141,7 +141,7 @@ EOT
 @test "likwid-bench kernels that are missing or cannot run are skipped with the reason" {
 	fake_likwid "$BATS_TEST_TMPDIR/bin" 1000.0 "copy_avx512"
 	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --likwid -- -n 3
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0" --size 100000 --rounds 1 --likwid -- -n 3
 	assert_success
 	[[ "$stderr" == *"skipping likwid-bench copy_mem_avx512: this likwid-bench has no such kernel"* ]]
 	[[ "$stderr" == *"skipping likwid-bench stream_avx512_fma: this likwid-bench has no such kernel"* ]]
@@ -151,7 +151,7 @@ EOT
 	printf '#!/bin/sh\n[ "$1" = -a ] && { echo "copy_avx512 - k"; exit 0; }\necho "ERROR: cannot access topology"; exit 1\n' \
 		>"$BATS_TEST_TMPDIR/bin/likwid-bench"
 	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --likwid -- -n 3
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0" --size 100000 --rounds 1 --likwid -- -n 3
 	assert_success
 	[[ "$stderr" == *"skipping likwid-bench copy_avx512: it cannot run here (ERROR: cannot access topology)"* ]]
 	refute_line --partial '| lw-'
@@ -171,7 +171,7 @@ if [ "\$n" = 0 ]; then echo "MByte/s:		900000.0"; else echo "MByte/s:		1000.0"; 
 EOT
 	chmod +x "$BATS_TEST_TMPDIR/bin/likwid-bench"
 	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 2 \
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0" --size 100000 --rounds 2 \
 		--warmup 1 --likwid -- -n 3
 	assert_success
 	[[ "$stderr" == *"warm-up round 1 of 1: ref"*"warm-up round 1 of 1: lw-copy_avx512"*"round 1 of 2: ref"* ]]
@@ -185,7 +185,7 @@ EOT
 	[ "$(grep -c '^ref ' "$dir/rates.txt")" -eq 2 ]
 	# --warmup 0 runs none; a bad count is refused
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" \
-		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O2" --size 100000 --rounds 1 --warmup 0 -- -n 3
+		--ref "$MEMBENCH_ROOT/bench.c" --cflags "-O0" --size 100000 --rounds 1 --warmup 0 -- -n 3
 	assert_success
 	[[ "$stderr" != *"warm-up"* ]]
 	run --separate-stderr "$MEMBENCH_ROOT/harness/bench-compare" --ref "$MEMBENCH_ROOT/bench.c" --warmup -1

@@ -12,7 +12,9 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 @test "two compilers, end to end: a table row with numbers for each" {
 	need_compiler gcc
 	need_compiler clang
-	m=$(write_matrix two 'gcc clang | @openmp -O2 | | plain | all')
+	# -O0: the table, the build lines and their replay are what is
+	# checked, not the optimiser (-O2 cost 10 s of CPU more)
+	m=$(write_matrix two 'gcc clang | @openmp -O0 | | plain | all')
 	tiny_matrix "$m"
 	assert_success
 	dir=$(results_dir)
@@ -25,16 +27,16 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 		[[ "$nums" =~ ^\ *[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ +[0-9]+\.[0-9]\ *$ ]] ||
 			fail "row $n numbers: '$nums'"
 	done
-	assert_equal "$(table_row "$dir" 1 | awk -F'|' '{ print $3 }')" ' `gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000` '
-	assert_equal "$(table_row "$dir" 2 | awk -F'|' '{ print $3 }')" ' `clang -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000` '
+	assert_equal "$(table_row "$dir" 1 | awk -F'|' '{ print $3 }')" ' `gcc -fopenmp -O0 -DSTREAM_ARRAY_SIZE=100000` '
+	assert_equal "$(table_row "$dir" 2 | awk -F'|' '{ print $3 }')" ' `clang -fopenmp -O0 -DSTREAM_ARRAY_SIZE=100000` '
 	# The table's numbers are bench's own, and the binary knows its build line.
 	assert_equal "$(jq -r '.results[] | select(.kernel == "Triad") | .best_mbs' "$dir/cells/002/result.json" |
 		awk '{ printf "%.1f", $1 }')" "$(table_row "$dir" 2 | awk -F'|' '{ print $9 }' | tr -d ' ')"
-	assert_equal "$(jq -r .build.cflags "$dir/cells/001/result.json")" "gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000"
+	assert_equal "$(jq -r .build.cflags "$dir/cells/001/result.json")" "gcc -fopenmp -O0 -DSTREAM_ARRAY_SIZE=100000"
 	# CSV: header plus two rows, the build line and a ratio of 1 in row 1.
 	assert_equal "$(wc -l <"$dir/table.csv")" 3
 	run awk -F, 'NR == 2 { print $2, $15 }' "$dir/table.csv"
-	assert_output '"gcc -fopenmp -O2 -DSTREAM_ARRAY_SIZE=100000" 1.00'
+	assert_output '"gcc -fopenmp -O0 -DSTREAM_ARRAY_SIZE=100000" 1.00'
 	# Each cell keeps its exact build and run command, and they replay.
 	grep -q -- '-o bench' "$dir/cells/001/build.sh"
 	rm "$dir/cells/001/bench"
@@ -70,7 +72,7 @@ setup_file() { export BATS_NO_PARALLELIZE_WITHIN_FILE=true; }
 @test "a cell that fails validation shows FAILED validation, never numbers" {
 	need_compiler gcc
 	m=$(write_matrix corrupt \
-		'gcc | -O2 | BENCH_CORRUPT_TEST=1 | plain | 1' \
+		'gcc | -O0 | BENCH_CORRUPT_TEST=1 | plain | 1' \
 		'gcc | -O2 | | plain | 1')
 	tiny_matrix "$m"
 	assert_failure 1
