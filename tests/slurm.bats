@@ -152,7 +152,7 @@ job_wait() {
 	jid=$(sbatch --parsable -N1 --ntasks-per-node=2 --cpus-per-task=1 --mem=900M \
 		--output="$SL/job.out" \
 		--chdir="$MEMBENCH_ROOT" "$MEMBENCH_ROOT/harness/slurm/membench.sbatch" \
-		--label slurmtest --thp always -- -s 100000 -n 3)
+		--label slurmtest --thp always --cflags '-O0 -fopenmp' -- -s 100000 -n 3)
 	st=$(job_wait "$jid")
 	cat "$SL/job.out"
 	[ "$st" = COMPLETED ]
@@ -165,10 +165,12 @@ job_wait() {
 	grep -q '^Triad: ' "$dir/cluster.txt"
 	jq -e --arg h "$(hostname)" '.cluster.ranks == 2 and
 		[.cluster.nodes[].host] == [$h] and .cluster.valid' "$dir/cluster.json"
-	# built once, by the wrapper asked for, and that binary ran
-	grep -qx 'build: mpicc.openmpi -O3 -fopenmp -DBENCH_MPI' "$dir/provenance.txt"
+	# built once, by the wrapper and with the flags asked for (-O0: an
+	# -O3 build costs 7 s of CPU, and the optimiser is not what is
+	# checked), and that binary ran
+	grep -qx 'build: mpicc.openmpi -O0 -fopenmp -DBENCH_MPI' "$dir/provenance.txt"
 	[ -x "$dir/bench-mpi" ]
-	jq -e '.build.cflags == "mpicc.openmpi -O3 -fopenmp -DBENCH_MPI"' "$dir/cluster.json"
+	jq -e '.build.cflags == "mpicc.openmpi -O0 -fopenmp -DBENCH_MPI"' "$dir/cluster.json"
 	# the node held THP always during the run, and has it back
 	grep -qx "setting: thp: always (was madvise), verified" "$dir/nodes/$(hostname -s).settings"
 	[ -e "$dir/nodes/$(hostname -s).restored" ]
@@ -210,7 +212,7 @@ job_wait() {
 	export MEMBENCH_KNOB_WRITER=$BATS_TEST_TMPDIR/writer FAKE_POOL_LIMIT=3
 	jid=$(sbatch --parsable -N1 --ntasks-per-node=1 --output="$SL/job.out" \
 		--chdir="$MEMBENCH_ROOT" "$MEMBENCH_ROOT/harness/slurm/membench.sbatch" \
-		--label short --required --thp always --hugepages 64 --setup-timeout 60 -- -s 100000 -n 3)
+		--label short --required --thp always --hugepages 64 --setup-timeout 60 --cflags -O0 -- -s 100000 -n 3)
 	st=$(job_wait "$jid")
 	cat "$SL/job.out"
 	[ "$st" = FAILED ]
@@ -233,6 +235,14 @@ job_wait() {
 		"$MEMBENCH_ROOT/harness/slurm/membench.sbatch" --launch ssh
 	assert_failure 2
 	assert_equal "$stderr" "membench.sbatch: --launch wants srun or mpirun, not 'ssh'"
+	run --separate-stderr env SLURM_JOB_ID=1 MEMBENCH_SRC="$MEMBENCH_ROOT" \
+		"$MEMBENCH_ROOT/harness/slurm/membench.sbatch" --cflags ' '
+	assert_failure 2
+	assert_equal "$stderr" "membench.sbatch: --cflags wants the compiler's flags, not ' '"
+	run --separate-stderr env SLURM_JOB_ID=1 MEMBENCH_SRC="$MEMBENCH_ROOT" \
+		"$MEMBENCH_ROOT/harness/slurm/membench.sbatch" --cflags
+	assert_failure 2
+	assert_equal "$stderr" "membench.sbatch: --cflags wants the compiler's flags, not ''"
 	run --separate-stderr env SLURM_JOB_ID=1 MEMBENCH_SRC="$MEMBENCH_ROOT" \
 		"$MEMBENCH_ROOT/harness/slurm/membench.sbatch" -- --json
 	assert_failure 2
