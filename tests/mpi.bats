@@ -23,17 +23,18 @@ BOUND=120
 
 # mpi_build FLAVOUR [FLAGS...]: bench.c through mpicc.FLAVOUR into this
 # file's temporary directory (once per flag set); prints the path.  The
-# name stays under 15 characters, the length ps shows of a command.  A
-# test hook's build passes -O0 (after -O2, so it wins), as variants.bats'
-# do: what the hook checks does not depend on speed, and -O0 compiles in
-# a third of the time.
+# name stays under 15 characters, the length ps shows of a command.
+# Built at -O0, as variants.bats' are: what these tests check (ranks,
+# tables, validation, hangs and kills) does not depend on the optimiser,
+# and -O0 compiles in a fifth of -O2's time.  configure's bench-mpi
+# (-O3) and the warning-free builds (-O2) are the optimised ones.
 mpi_build() {
 	local flavour="$1" out
 	shift
 	need "mpicc.$flavour"
 	out="$BATS_FILE_TMPDIR/bm-${flavour:0:4}$(printf '%s' "$*" | cksum | cut -c1-4)"
 	if [ ! -x "$out" ]; then
-		"mpicc.$flavour" -O2 -fopenmp -DBENCH_MPI "$@" \
+		"mpicc.$flavour" -O0 -fopenmp -DBENCH_MPI "$@" \
 			"$MEMBENCH_ROOT/bench.c" -o "$out.tmp" >&2 || return 1
 		mv "$out.tmp" "$out"
 	fi
@@ -144,7 +145,7 @@ node_counts_every_rank() {
 	# 1e12 s (copy, add) or 1e-12 s (scale, triad); the bounds are a
 	# hundred-fold from those values
 	local b
-	b=$(mpi_build openmpi -O0 -DBENCH_WARMUP_TEST=1000000000000)
+	b=$(mpi_build openmpi -DBENCH_WARMUP_TEST=1000000000000)
 	mpi_launcher openmpi
 	BENCH_FAKE_HOST=nodeA,nodeB run --separate-stderr timeout "$BOUND" \
 		"${launch[@]}" -np 2 "$b" $TINY --json
@@ -294,7 +295,7 @@ EOC
 # table, stream_mpi.c's lines say Failed Validation, and the run exits 1.
 corrupt_rank_named() {
 	local flavour="$1" b
-	b=$(mpi_build "$flavour" -O0 -DBENCH_CORRUPT_TEST=1)
+	b=$(mpi_build "$flavour" -DBENCH_CORRUPT_TEST=1)
 	mpi_launcher "$flavour"
 	BENCH_FAKE_HOST=nodeA,nodeB,nodeC run timeout "$BOUND" "${launch[@]}" -np 3 \
 		"$b" $TINY --json-file "$BATS_TEST_TMPDIR/r.json"
