@@ -39,7 +39,7 @@ setup_file() {
 		MEMBENCH_SYSFS=$BATS_FILE_TMPDIR/fake/sys MEMBENCH_PROCFS=$BATS_FILE_TMPDIR/fake/proc MEMBENCH_UID=0 \
 			"$h/sweep-latency-pages" --results "$res" --modes 'thp-never thp-always' --max 128K
 		"$h/time-latency-sweep" --results "$res" -n 2 -- --max 128K
-		printf '%s\n' 'gcc | -O2 | STREAM_ARRAY_SIZE=20000 | plain | 1' \
+		printf '%s\n' 'gcc | -O0 | STREAM_ARRAY_SIZE=20000 | plain | 1' \
 			'gcc | -O1 | STREAM_ARRAY_SIZE=20000 | plain | 1' >"$m"
 		"$MEMBENCH_ROOT/matrix/run-matrix" --results "$res" --repeat 2 --ntimes 3 "$m"
 	} >"$BATS_FILE_TMPDIR/fixtures.log" 2>&1 || { cat "$BATS_FILE_TMPDIR/fixtures.log" >&2; return 1; }
