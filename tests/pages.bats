@@ -146,33 +146,29 @@ hidden_agrees() {
 	hidden_agrees "$json"
 }
 
-# fake_two_caches ROOT: a sysfs that reports an L1d of 48 KiB and an L2
-# of 1 MiB, and no L3.
-fake_two_caches() {
-	local i=0 level type size d
-	for level in 1:Data:48K 2:Unified:1024K; do
-		IFS=: read -r level type size <<<"$level"
-		d="$1/devices/system/cpu/cpu0/cache/index$i"
-		mkdir -p "$d"
-		echo "$level" >"$d/level"
-		echo "$type" >"$d/type"
-		echo "$size" >"$d/size"
-		echo 64 >"$d/coherency_line_size"
-		echo 0 >"$d/shared_cpu_list"
-		i=$((i + 1))
-	done
-}
-
 @test "no run numbers more cache levels than the OS reports: a level past them is no cache of its own" {
-	fake_two_caches "$BATS_TEST_TMPDIR/sys"
-	MEMBENCH_SYSFS="$BATS_TEST_TMPDIR/sys" run --separate-stderr "$BENCH" latency --min 8K \
-		--max 64M --steps-per-octave 4 --json
-	assert_success
-	jq -e '.summary[0].caches == [49152, 1048576] and
-		([.summary[0].levels[] | select(.name | test("^L[0-9]+d?$"))] | length <= 2) and
-		(.summary[0].levels | all(if (.name | endswith("+")) then .certain == false else true end))' \
-		<<<"$output" >/dev/null ||
-		{ jq -c '[.summary[0].levels[] | [.name, .boundary_bytes, .certain]]' <<<"$output"; return 1; }
+	# real runs of two machines (tests/recordings), replayed with the
+	# OS's caches cut to an L1d and an L2 (Intel: a 1 MiB L2, half its
+	# own): the analysis alone is checked, which a live sweep under a
+	# fake sysfs took 7 s to do on one machine's curve
+	local rec l2 f="$BATS_TEST_TMPDIR/two.json"
+	while read -r rec l2; do
+		jq --argjson l2 "$l2" '.system.caches |= ([.[] | select(.level <= 2 and .type != "Instruction")]
+			| map(if .level == 2 then .bytes = $l2 else . end))' \
+			"$BATS_TEST_DIRNAME/recordings/$rec" >"$f"
+		run --separate-stderr "$BENCH" latency --curve-in "$f" --json
+		assert_success
+		jq -e --argjson l2 "$l2" '(.summary[0].caches | .[1] == $l2 and length == 2) and
+			([.summary[0].levels[] | select(.name | test("^L[0-9]+d?$"))] | length <= 2) and
+			([.summary[0].levels[] | select(.name | endswith("+"))] | length >= 1) and
+			(.summary[0].levels | all(if (.name | endswith("+")) then .certain == false else true end))' \
+			<<<"$output" >/dev/null ||
+			{ echo "$rec: $(jq -c '[.summary[0].levels[] | [.name, .boundary_bytes, .certain]]' <<<"$output")"; return 1; }
+	done <<'EOT'
+intel-f6m167-kvm/4k-10.json 1048576
+intel-f6m167-kvm/hugetlb2m-10.json 1048576
+amd-zen3-kvm/4k-5.json 524288
+EOT
 }
 
 @test "nodes --alloc hugetlb: every cell on its node's pool's pages; a node whose pool is short is refused before anything is allocated" {
