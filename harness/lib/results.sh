@@ -330,21 +330,6 @@ results_cell_run() {
 # results_json_ok FILE: FILE parses as JSON, or die naming it.
 results_json_ok() { jq -e . "$1" >/dev/null 2>&1 || die "$1: not readable JSON"; }
 
-# results_step_skipped DIR N WHAT PARAMS STATUS: the record of harness
-# step N that did not run (what it needed could not be had): no bench
-# document and no exit status, STATUS ("skipped: why") in their place,
-# and that line as its .raw, so every reader shows the step and why.
-results_step_skipped() {
-	local n f t
-	printf -v n '%03d' "$2"
-	f=$1/step-$n t=$1/.step-$n
-	{ jq -n --argjson step "$2" --arg what "$3" --argjson params "$4" --arg status "$5" \
-		'{schema: "membench-harness/1", step: $step, what: $what, params: $params, status: $status,
-		  exit_status: null, command: [], env: [], settings: [], state_during: [], latency: null, bench: null}' \
-		>"$t.json.tmp.$$" && printf '%s\n' "$5" >"$t.raw.tmp.$$" && mv "$t.raw.tmp.$$" "$f.raw" &&
-		mv "$t.json.tmp.$$" "$f.json"; } 2>/dev/null || die "cannot write $f.json (disk full or read-only?)"
-}
-
 results_load_harness() {
 	local f n
 	for f in "$1"/step-*.json; do
