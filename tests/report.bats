@@ -455,6 +455,23 @@ plot_pixels() { python3 "$PNG" colored "$1" 16 96 800 480; }
 	run find "$THREADS" -name 'report*' -o -name 'plot-*' -o -name '.report.*'
 	assert_output ''
 
+	# results.sh reads every step file in one jq start; a file that start
+	# cannot take is still named, in the file-by-file reader's words
+	printf '{"schema": "membench/1"}' >"$THREADS/step-002.json"
+	run "$REPORT" "$THREADS"
+	assert_failure 2
+	assert_output "report: $THREADS/step-002.json: not a harness step record (schema membench-harness/1)"
+	for bad in null '{"schema": "membench-harness/1"} {'; do
+		printf '%s' "$bad" >"$THREADS/step-002.json"
+		run "$REPORT" "$THREADS"
+		assert_failure 2
+		assert_output "report: $THREADS/step-002.json: not readable JSON"
+	done
+	printf 'false' >"$TIMING/run-2.json"
+	run "$REPORT" "$TIMING"
+	assert_failure 2
+	assert_output "report: $TIMING/run-2.json: not readable JSON"
+
 	printf '{"results": [' >"$MATRIX/cells/001/run-1/result.json"
 	run "$REPORT" "$MATRIX"
 	assert_failure 2

@@ -330,45 +330,52 @@ results_cell_run() {
 # results_json_ok FILE: FILE parses as JSON, or die naming it.
 results_json_ok() { jq -e . "$1" >/dev/null 2>&1 || die "$1: not readable JSON"; }
 
-# results_step_skipped DIR N WHAT PARAMS STATUS: the record of harness
-# step N that did not run (what it needed could not be had): no bench
-# document and no exit status, STATUS ("skipped: why") in their place,
-# and that line as its .raw, so every reader shows the step and why.
-results_step_skipped() {
-	local n f t
-	printf -v n '%03d' "$2"
-	f=$1/step-$n t=$1/.step-$n
-	{ jq -n --argjson step "$2" --arg what "$3" --argjson params "$4" --arg status "$5" \
-		'{schema: "membench-harness/1", step: $step, what: $what, params: $params, status: $status,
-		  exit_status: null, command: [], env: [], settings: [], state_during: [], latency: null, bench: null}' \
-		>"$t.json.tmp.$$" && printf '%s\n' "$5" >"$t.raw.tmp.$$" && mv "$t.raw.tmp.$$" "$f.raw" &&
-		mv "$t.json.tmp.$$" "$f.json"; } 2>/dev/null || die "cannot write $f.json (disk full or read-only?)"
+# results_map_json TEST MAP FILE...: MAP on every FILE's JSON in one jq
+# start (16-30 ms each), $n set to FILE's name less its directory, ".json"
+# and "run-"; only when each FILE holds one JSON value that TEST holds for
+# and each path is printable ASCII.  Else it prints nothing and fails, and
+# the reader goes file by file, to name the file at fault as it always has.
+results_map_json() {
+	local out test=$1 map=$2
+	shift 2
+	[ $# -gt 0 ] || return 1
+	out=$(jq -n -c --argjson nf $# '[inputs | [input_filename, .]] as $v
+		| if ($v | length) != $nf or ([$v[][0]] | unique | length) != $nf
+		     or any($v[][0]; test("^[ -~]+$") | not) or any($v[][1]; ('"$test"') | not) then error("one file at a time")
+		  else $v[] | (.[0] | split("/") | last | rtrimstr(".json") | ltrimstr("run-")) as $n | .[1] | '"$map"' end' \
+		"$@" 2>/dev/null) || return 1
+	printf '%s\n' "$out"
 }
+
+# shellcheck disable=SC2016 # jq programs, not shell expansions
+RESULTS_HARNESS_MAP='{id: (.step | tostring | if length < 3 then ("00" + .)[-3:] else . end),
+	name: $n, run: 1, params: (.params // {}), status: (.status // "unknown"),
+	exit_status: .exit_status, doc: .bench, peak: .peak_mbs,
+	files: {json: "\($n).json", raw: "\($n).raw", stderr: "\($n).stderr"}, cell: null} | .group = .id'
+# shellcheck disable=SC2016 # jq programs, not shell expansions
+RESULTS_TIMING_MAP='{id: $n, group: $n, name: "run-\($n)", run: 1, params: {Run: $n},
+	status: "ok", exit_status: 0, doc: ., peak: null,
+	files: {json: "run-\($n).json", raw: null, stderr: null}, cell: null}'
 
 results_load_harness() {
 	local f n
+	results_map_json '(.schema? // "") == "membench-harness/1"' "$RESULTS_HARNESS_MAP" "$1"/step-*.json && return 0
 	for f in "$1"/step-*.json; do
 		results_json_ok "$f"
 		jq -e '(.schema? // "") == "membench-harness/1"' "$f" >/dev/null 2>&1 ||
 			die "$f: not a harness step record (schema membench-harness/1)"
 		n=${f##*/}; n=${n%.json}
-		jq -c --arg n "$n" '{id: (.step | tostring | if length < 3 then ("00" + .)[-3:] else . end),
-			name: $n, run: 1,
-			params: (.params // {}), status: (.status // "unknown"),
-			exit_status: .exit_status, doc: .bench, peak: .peak_mbs,
-			files: {json: "\($n).json", raw: "\($n).raw", stderr: "\($n).stderr"}, cell: null}
-			| .group = .id' "$f"
+		jq -c --arg n "$n" "$RESULTS_HARNESS_MAP" "$f"
 	done
 }
 
 results_load_timing() {
 	local f n
+	results_map_json '. != null and . != false' "$RESULTS_TIMING_MAP" "$1"/run-*.json && return 0
 	for f in "$1"/run-*.json; do
 		results_json_ok "$f"
 		n=${f##*/run-}; n=${n%.json}
-		jq -c --arg n "$n" '{id: $n, group: $n, name: "run-\($n)", run: 1, params: {Run: $n},
-			status: "ok", exit_status: 0, doc: ., peak: null,
-			files: {json: "run-\($n).json", raw: null, stderr: null}, cell: null}' "$f"
+		jq -c --arg n "$n" "$RESULTS_TIMING_MAP" "$f"
 	done
 }
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # its variables are read by the files and commands that source it
-# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, step_run, one bench run into step-NNN.*, and alternate_rounds, the ABBA rounds of bench-compare and latency-compare
+# harness/lib/session.sh: a measuring session: traps, signals and exit, session_open and session_begin, step_run, one bench run into step-NNN.*, the record of a step that could not run, and alternate_rounds, the ABBA rounds of bench-compare and latency-compare
 # Needs: every lib file below it: messages, options, knobs, topology, binding, settings, provenance, resultsdir, lock, progress.  Sourced after them, never run.
 
 STEP=0 FAILED_STEPS=0 INTERRUPTED=0
@@ -229,6 +229,21 @@ step_run() {
 	[ "$rc" != 2 ] || [ ! -s "$err" ] || note "step $STEP: bench said: $(head -n1 "$err")"
 	rm -f "$err"
 	return 0
+}
+
+# step_skipped DIR N WHAT PARAMS STATUS: the record of harness
+# step N that did not run (what it needed could not be had): no bench
+# document and no exit status, STATUS ("skipped: why") in their place,
+# and that line as its .raw, so every reader shows the step and why.
+step_skipped() {
+	local n f t
+	printf -v n '%03d' "$2"
+	f=$1/step-$n t=$1/.step-$n
+	{ jq -n --argjson step "$2" --arg what "$3" --argjson params "$4" --arg status "$5" \
+		'{schema: "membench-harness/1", step: $step, what: $what, params: $params, status: $status,
+		  exit_status: null, command: [], env: [], settings: [], state_during: [], latency: null, bench: null}' \
+		>"$t.json.tmp.$$" && printf '%s\n' "$5" >"$t.raw.tmp.$$" && mv "$t.raw.tmp.$$" "$f.raw" &&
+		mv "$t.json.tmp.$$" "$f.json"; } 2>/dev/null || die "cannot write $f.json (disk full or read-only?)"
 }
 
 # check_round_counts: ROUNDS (1 or more) and WARMUP (0 to 100) of a
