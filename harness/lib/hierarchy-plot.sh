@@ -11,7 +11,7 @@
 plot_hierarchy() {
 	local recs=$1 range ymin ymax lo hi
 	jq -s -r "$JQ_DEFS$JQ_GP"'
-		[.[] | select(failed | not) | select(((.doc.hierarchy_sweep.points? // []) | length) > 0)][0] as $r
+		hsweep_runs[0] as $r
 		| if $r == null then empty else
 		  ($r.doc.hierarchy_sweep.points[] | select((.working_set_bytes | num) != null)
 		   | select((.copy_mbs | num) != null) | select(.copy_mbs > 0)

@@ -42,7 +42,8 @@ def pm_mode: . as $r
 	   tlbs: (pm_get($s.tlbs) | if type == "array" then . else null end),
 	   seen: (pm_get($s.tlbs_seen) | if type == "object" then . else null end),
 	   why: pm_get($s.not_measured_apart)};
-def pm_modes: [.[] | select((.params | type) == "object" and (.params | has("Mode")) and (.params | has("Alloc"))) | pm_mode];
+def pm_runs: [.[] | select((.params | type) == "object" and (.params | has("Mode")) and (.params | has("Alloc")))];
+def pm_modes: pm_runs | map(pm_mode);
 def pm_pages: if .page == null then null else (.page | pm_bytes)
 	+ (if .huge_pct != null and .huge_pct > 0 and .huge_pct < 100 then ", \(.huge_pct | round)% huge" else "" end) end;
 # the largest reach measured, "?" where bench was not certain of the level

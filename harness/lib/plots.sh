@@ -127,7 +127,7 @@ plot_latency() {
 	local recs=$1 n i ymin ymax lo hi mhz range sep
 	jq -s -r "$JQ_DEFS$JQ_GP"'
 		def positive: num // 0 | . > 0;
-		[.[] | select(.doc != null and (.doc | lat) != null)] as $lat
+		lat_runs as $lat
 		| [$lat[] | select(failed | not) | . as $r | ($r.doc | lat) as $L
 		 | ($L.run.strides // [($L.curve // [])[0].stride]) as $st | $st[] as $s
 		 | {r: $r, L: $L, s: $s, many: (($st | length) > 1)}] | to_entries[]
@@ -248,8 +248,7 @@ plot_latency() {
 plot_latency_tlb() {
 	local recs=$1 lo hi f
 	jq -s -r "$JQ_DEFS$JQ_GP"'
-		[.[] | select(.doc != null and (failed | not)) | . as $r | ($r.doc | lat)
-		 | select(. != null and .probes != null) | {r: $r, L: .}][0] // empty
+		tlb_runs[0] // empty
 		| .L as $L | ($L.summary[0].stride) as $s
 		| ($L.curve[] | select(.stride == $s) | "full\t\(.bytes | gp_num)\t\(.ns | gp_num)"),
 		  ($L.probes.tlb_local[] | "local\t\(.bytes | gp_num)\t\(.ns | gp_num)"),

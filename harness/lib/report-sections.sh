@@ -1,27 +1,43 @@
 # shellcheck shell=bash
 # harness/lib/report-sections.sh: which of harness/report's tables and plots a run's records hold anything for, told by one jq start, so that report starts jq only for those.
-# Needs: messages.sh, node-matrices.sh (JQ_NODES), and from harness/report JQ_DEFS and JQ_MATRIX (its jq definitions).  Sourced after them, never run.
+# Needs: messages.sh, node-matrices.sh (JQ_NODES), page-modes.sh (PAGE_MODES_JQ), and from harness/report JQ_DEFS and JQ_MATRIX (its jq definitions).  Sourced after them, never run.
 #
 # A jq start costs 16-30 ms on the development guests, and report ran one
 # for every table, note and plot, whether the run had anything for it or
 # not: 31 starts for one harness step, most of them printing nothing.
-# Each test below is the very expression with which that section's own
-# jq decides to print nothing, so a section told "none" would have printed
-# nothing and exited 0.  A test that fails (a field of the wrong type)
+# Each test below asks the named selection that section's own jq reads
+# and prints nothing without (bw_runs, lat_runs, tlb_runs, hier_runs,
+# hsweep_runs in REPORT_RUNS_JQ, mix_runs, c2c_runs in JQ_MATRIX, nodes_runs,
+# pm_runs), one definition for both, so a section told "none" would have
+# printed nothing and exited 0.  A test that fails (a field of the wrong type)
 # answers "some", and the section's own jq runs, and fails, as it always
 # has.  Where the one jq fails as a whole, every answer is "unknown", and
 # every section runs.
 
+# REPORT_RUNS_JQ: the runs each table and plot reads, named once, the end
+# of harness/report's JQ_DEFS (after its lat and failed): the tables
+# select with them, and REPORT_SECTIONS_JQ asks them whether a table has
+# anything.
+# shellcheck disable=SC2016,SC2034 # jq programs, not shell expansions; harness/report reads it
+REPORT_RUNS_JQ='
+def bw_runs: [.[] | select(.doc != null and ((.doc.results // []) | length) > 0)];
+def lat_runs: [.[] | select(.doc != null and (.doc | lat) != null)];
+def hier_runs: [.[] | select(((.doc.hierarchy? // []) | length) > 0)];
+def hsweep_runs: [.[] | select(failed | not) | select(((.doc.hierarchy_sweep.points? // []) | length) > 0)];
+def tlb_runs: [.[] | select(.doc != null and (failed | not)) | . as $r | ($r.doc | lat)
+	| select(. != null and .probes != null) | {r: $r, L: .}];
+'
+
 # shellcheck disable=SC2016 # jq programs, not shell expansions
 REPORT_SECTIONS_JQ='
 def sec(f): try (if f then 1 else 0 end) catch 1;
-[sec([.[] | select(.doc != null and ((.doc.results // []) | length) > 0)] | length > 0),
- sec([.[] | select((.params | type) == "object" and (.params | has("Mode")) and (.params | has("Alloc")))] | length > 0),
- sec([.[] | select(.doc != null and (.doc | lat) != null)] | length > 0),
- sec([.[] | select(.doc != null and (failed | not)) | . as $r | ($r.doc | lat) | select(. != null and .probes != null)] | length > 0),
- sec([.[] | select(.doc.mode? == "mix")] | length > 0),
- sec([.[] | select(((.doc.hierarchy? // []) | length) > 0)] | length > 0),
- sec([.[] | select(failed | not) | select(((.doc.hierarchy_sweep.points? // []) | length) > 0)] | length > 0),
+[sec(bw_runs | length > 0),
+ sec(pm_runs | length > 0),
+ sec(lat_runs | length > 0),
+ sec(tlb_runs | length > 0),
+ sec(mix_runs | length > 0),
+ sec(hier_runs | length > 0),
+ sec(hsweep_runs | length > 0),
  sec([.[] | .params["Offset bytes"] | type == "number"] | any),
  sec(nodes_runs | length > 0),
  (try (c2c_runs | length) catch "-"),
@@ -41,7 +57,7 @@ def sec(f): try (if f then 1 else 0 end) catch 1;
 # bandwidth plot's tests of the params answer; anything else is unknown.
 report_sections() {
 	local line
-	line=$(jq -s -r "$JQ_DEFS$JQ_MATRIX$JQ_NODES$REPORT_SECTIONS_JQ" "$1" 2>/dev/null) || line=''
+	line=$(jq -s -r "$PAGE_MODES_JQ$JQ_DEFS$JQ_MATRIX$JQ_NODES$REPORT_SECTIONS_JQ" "$1" 2>/dev/null) || line=''
 	# shellcheck disable=SC2034 # read by name (has_section, params_test)
 	read -r SEC_BW SEC_PM SEC_LAT SEC_TLB SEC_MIX SEC_HIER SEC_HSWEEP SEC_OFF SEC_NODES SEC_C2C \
 		SEC_P_LLC SEC_P_OFF SEC_P_MHZ SEC_P_THR <<<"$line" || true
